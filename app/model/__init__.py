@@ -1,0 +1,1 @@
+"""The memory and communication model of data-parallel training (numpy and stdlib only)."""
