@@ -12,7 +12,9 @@ from fastapi.responses import JSONResponse, Response
 from app import __version__
 from app.api import router as api_router
 from app.api_models import Health
+from app.pages import router as pages_router
 from app.schemas import error_message
+from app.security import install as install_security
 from app.static_files import StaticAssets
 
 DESCRIPTION = """
@@ -70,6 +72,8 @@ def create_app() -> FastAPI:
         return assets.response(request, path)
 
     app.include_router(api_router)
+    app.include_router(pages_router)
+    install_security(app)
     return app
 
 

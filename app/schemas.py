@@ -421,6 +421,8 @@ def error_message(error: dict[str, Any]) -> str:
     ctx = error.get("ctx") or {}
     kind = error.get("type", "")
     field = MemoryQuery.model_fields.get(key)
+    if kind == "missing":
+        return f"{key}: required"
     if kind == "extra_forbidden":
         return f"{key}={shown}: unknown key; known keys are {', '.join(CONTROL_KEYS)}"
     if kind in ("greater_than_equal", "greater_than"):
