@@ -19,7 +19,7 @@ from fastapi.responses import Response
 from app import __version__
 from app import api_models as out
 from app.csv_export import view_csv
-from app.http_cache import BodyCache, Encoded, cached_response
+from app.http_cache import BodyCache, Encoded, cached_response, cached_route_class
 from app.model.activations import STRATEGY_HELP, Strategy
 from app.model.cards import CARDS
 from app.model.comm import LINKS
@@ -29,8 +29,8 @@ from app.model.shapes import PRESETS
 from app.model.states import SCHEME_LABELS, SCHEME_SHARDS, SCHEMES
 from app.schemas import MemoryQuery, View, key_table
 
-router = APIRouter(prefix="/api/v1", tags=["model"])
-cache = BodyCache(max_bytes=64 * 2**20)
+cache = BodyCache()
+router = APIRouter(prefix="/api/v1", tags=["model"], route_class=cached_route_class(cache))
 
 Q = Annotated[MemoryQuery, Query()]
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -53,11 +53,22 @@ def envelope(query: MemoryQuery) -> dict[str, Any]:
 def answer(request: Request, query: MemoryQuery, build: Callable[[Evaluation], dict[str, Any]]) -> Response:
     """A cached JSON answer for ``query`` at this request's path."""
 
+    key = f"{request.url.path}?{query.canonical()}"
+
     def encode() -> Encoded:
         evaluation = Evaluation(query.to_config())
-        return Encoded(dumps({**envelope(query), **build(evaluation)}), "application/json")
+        return Encoded.build(dumps({**envelope(query), **build(evaluation)}), "application/json", key)
 
-    return cached_response(request, cache, f"{request.url.path}?{query.canonical()}", encode)
+    return cached_response(request, cache, key, encode)
+
+
+@router.get("/view", response_model=out.ViewResponse, operation_id="view", responses=ERRORS)
+async def view(request: Request, query: Q) -> Response:
+    """Everything a page view needs for a configuration, in one answer.
+
+    Registered first: it is the route every page and drag asks for, and routes are matched in
+    order."""
+    return answer(request, query, lambda e: e.view())
 
 
 @router.get("/memory", response_model=out.MemoryResponse, operation_id="memory", responses=ERRORS)
@@ -108,12 +119,6 @@ async def findings(request: Request, query: Q) -> Response:
     return answer(request, query, lambda e: {"units": e.units(), "findings": e.findings()})
 
 
-@router.get("/view", response_model=out.ViewResponse, operation_id="view", responses=ERRORS)
-async def view(request: Request, query: Q) -> Response:
-    """Everything a page view needs for a configuration, in one answer."""
-    return answer(request, query, lambda e: e.view())
-
-
 @router.get(
     "/csv/{name}",
     operation_id="csv",
@@ -125,14 +130,14 @@ async def csv(
 ) -> Response:
     """One view's data as CSV, with bytes and the display unit in labelled columns."""
 
+    key = f"{request.url.path}?{query.canonical()}"
+
     def encode() -> Encoded:
         report = {**envelope(query), **Evaluation(query.to_config()).view()}
-        return Encoded(view_csv(name, report).encode(), "text/csv; charset=utf-8")
+        return Encoded.build(view_csv(name, report).encode(), "text/csv; charset=utf-8", key)
 
-    response = cached_response(request, cache, f"{request.url.path}?{query.canonical()}", encode)
-    if response.status_code == 200:
-        response.headers["Content-Disposition"] = f'attachment; filename="memory-wall-{name.value}.csv"'
-    return response
+    disposition = {"Content-Disposition": f'attachment; filename="memory-wall-{name.value}.csv"'}
+    return cached_response(request, cache, key, encode, extra_headers=disposition)
 
 
 def catalog_data() -> dict[str, Any]:
@@ -170,5 +175,5 @@ def catalog_data() -> dict[str, Any]:
 async def catalog(request: Request) -> Response:
     """Cards, recipes, links, presets, schemes and every URL key with its bounds and help."""
     return cached_response(
-        request, cache, "catalog", lambda: Encoded(dumps(catalog_data()), "application/json")
+        request, cache, "catalog", lambda: Encoded.build(dumps(catalog_data()), "application/json", "catalog")
     )

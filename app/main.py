@@ -67,12 +67,19 @@ def create_app() -> FastAPI:
             headers={"Cache-Control": "no-store"},
         )
 
+    # Routes are matched in order: the API (the view first) before pages and static files.
+    app.include_router(api_router)
+    app.include_router(pages_router)
+
     @app.get("/static/{path:path}", include_in_schema=False)
     async def static(request: Request, path: str) -> Response:
         return assets.response(request, path)
 
-    app.include_router(api_router)
-    app.include_router(pages_router)
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon(request: Request) -> Response:
+        # Browsers ask for it on every page that names no icon (JSON answers, say).
+        return assets.response(request, f"{assets.tree_hash}/favicon.svg")
+
     install_security(app)
     return app
 

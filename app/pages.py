@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from app import __version__
 from app.api import cache, catalog_data, dumps, envelope
 from app.controls import GROUPS, controls, strategy_help
-from app.http_cache import Encoded, cached_response
+from app.http_cache import Encoded, cached_response, cached_route_class
 from app.model.report import Evaluation
 from app.schemas import CONTROL_KEYS, PAGE_KEYS, EmbedQuery, MemoryQuery, Notice, View, lenient_query
 
@@ -39,7 +39,7 @@ VIEW_TITLES = {
 }
 EMBED_SIZE = (800, 480)
 
-router = APIRouter()
+router = APIRouter(route_class=cached_route_class(cache))
 OEmbedFormat = Literal["json", "xml"]
 
 
@@ -53,7 +53,8 @@ def json_script(data: bytes) -> Markup:
 
 
 def _page_key(request: Request) -> str:
-    return f"{request.url.path}?{request.url.query}"
+    # The page names its own absolute URL (for oEmbed discovery), so the host is part of it.
+    return f"{request.headers.get('host', '')}{request.url.path}?{request.url.query}"
 
 
 def _notices_payload(notices: list[Any]) -> list[dict[str, str]]:
@@ -90,7 +91,7 @@ def _common(request: Request, query: MemoryQuery, notices: list[Any]) -> dict[st
 
 def _render(request: Request, template: str, context: dict[str, Any]) -> Encoded:
     html = TEMPLATES.get_template(template).render(context)
-    return Encoded(html.encode(), "text/html; charset=utf-8")
+    return Encoded.build(html.encode(), "text/html; charset=utf-8", _page_key(request))
 
 
 @router.get("/", include_in_schema=False)

@@ -26,27 +26,29 @@ MEDIAN_TARGET_MS = 50.0
 RATIO_TARGET = 2.0
 REPEAT_VISIT_TARGET_BYTES = 100 * 1000
 
-# Runs in the page. Returns [input→afterplot ms, canonical] for one move of the p slider.
+# Runs in the page. Returns [input→afterplot ms, canonical, figure] for one move of the p
+# slider: the time of the wall's first plotly_afterplot after the input, once the page says
+# (data-canonical) that the answer to this input is what it shows.
 DRAG_ONCE = """
 async (direction) => {
   const gd = document.getElementById('chart-wall');
   const slider = document.getElementById('slider-p');
   const before = document.documentElement.dataset.canonical;
-  const next = Number(slider.value) + direction;
-  const drawn = new Promise((resolve) => {
-    const done = () => {
-      if (document.documentElement.dataset.canonical !== before) {
-        gd.removeListener('plotly_afterplot', done);
-        resolve(performance.now());
-      }
-    };
-    gd.on('plotly_afterplot', done);
+  let drawnAt = null;
+  const onPlot = () => { if (drawnAt === null) drawnAt = performance.now(); };
+  gd.on('plotly_afterplot', onPlot);
+  const shown = new Promise((resolve) => {
+    const observer = new MutationObserver(() => {
+      if (document.documentElement.dataset.canonical !== before) { observer.disconnect(); resolve(); }
+    });
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-canonical'] });
   });
   const start = performance.now();
-  slider.value = String(next);
+  slider.value = String(Number(slider.value) + direction);
   slider.dispatchEvent(new Event('input', { bubbles: true }));
-  const end = await drawn;
-  return [end - start, document.documentElement.dataset.canonical,
+  await shown;
+  gd.removeListener('plotly_afterplot', onPlot);
+  return [drawnAt - start, document.documentElement.dataset.canonical,
           JSON.parse(JSON.stringify({ data: gd.data, layout: gd.layout }))];
 }
 """

@@ -1,17 +1,18 @@
 """`soak`: the server's resident memory before and after minutes of load; target < 10 % growth.
 
-A fresh uvicorn process is warmed briefly (every configuration of the mix once, then a few
-seconds of wrk over the mix), its resident set (VmRSS) is read, and then wrk drives it for the
+A fresh uvicorn process is warmed up until its body cache is full (every configuration of the
+mix once, then cold requests, each a configuration never seen, for long enough to fill the
+cache to its byte bound, then a few seconds over the mix), its resident set (VmRSS) is read,
+and then wrk drives it for the
 soak's length in alternating segments: a new p on every request (the model computed each time,
 and the body cache filling with answers nobody asks for again) and the mix of configurations
 (answers from the cache, when the cold segment has not evicted them). RSS is sampled throughout
 and read again at the end.
 
-The warm-up leaves the body cache holding exactly the mix's answers, whatever its length, so
-the reading before does not depend on how long the warm-up ran. The cache is bounded in bytes
-(``app.api.cache.max_bytes``), so part of any growth is the cache filling up to that bound, by
-design; the samples, and the growth over the second half alone, show whether memory levels off
-(a bounded cache) or keeps climbing (a leak).
+The cache is bounded in bytes (``app.api.cache.max_bytes``) and a server in service runs with it
+full, so the reading before is taken once it is full: what the soak then measures is whether
+memory stays put under churn (a bounded cache) or keeps climbing (a leak). The samples, and the
+growth over the second half alone, show which.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ from bench.common import (
 CONNECTIONS = 64
 TARGET_GROWTH_PCT = 10.0
 
-FULL = {"duration_s": 300, "segment_s": 30, "sample_every_s": 10, "warmup_s": 5}
-QUICK = {"duration_s": 20, "segment_s": 5, "sample_every_s": 2, "warmup_s": 2}
+FULL = {"duration_s": 300, "segment_s": 30, "sample_every_s": 10, "warmup_s": 5, "fill_s": 20}
+QUICK = {"duration_s": 20, "segment_s": 5, "sample_every_s": 2, "warmup_s": 2, "fill_s": 5}
 
 SETTLE_S = 1.0
 """A pause before each RSS reading, so in-flight requests finish and their buffers are freed."""
@@ -102,6 +103,7 @@ def run(settings: Settings) -> dict[str, Any]:
             )
 
         fetch_all(server, mix_paths, BROWSER_HEADERS)
+        load("cold", plan["fill_s"])
         load("mix", plan["warmup_s"])
         time.sleep(SETTLE_S)
         before = rss_bytes(server.pid)

@@ -25,7 +25,7 @@ from app.model.activations import (
 )
 from app.model.comm import comm_param_multiple, step_volume_bytes, transfer_seconds
 from app.model.config import Config
-from app.model.states import Scheme, Split, StateSplit, state_split
+from app.model.states import SCHEMES, Scheme, Split, StateSplit, state_split
 from app.model.units import Exact, exact_div
 
 
@@ -112,31 +112,123 @@ def min_gpus(counted: Split, capacity_bytes: Exact) -> int | None:
     return max(1, math.ceil(boundary))
 
 
+def per_param_states(config: Config, scheme: Scheme) -> Split:
+    """Model-state bytes of a single parameter: every state figure is Ψ times this."""
+    return scheme_memory(config, scheme, activations=NO_ACTIVATIONS, params=1).states.model_states
+
+
+def largest_fitting_params(per_param_bytes: Exact, fixed_bytes: Exact, capacity_bytes: Exact) -> int | None:
+    """⌊(C − A) / b⌋: the most parameters at ``per_param_bytes`` each that fit beside
+    ``fixed_bytes`` that do not grow with Ψ (None when not even one does)."""
+    headroom = capacity_bytes - fixed_bytes
+    if headroom < per_param_bytes:
+        return None
+    return headroom // per_param_bytes
+
+
 def max_params(config: Config, scheme: Scheme, n_gpus: int) -> int | None:
     """The largest Ψ that fits at ``n_gpus``, with the activation footprint of the current
     shape held fixed (None when not even one parameter fits)."""
-    per_param = scheme_memory(config, scheme, activations=NO_ACTIVATIONS, params=1).counted.at(n_gpus)
     activations = config_activations(config).total if config.count_activations else 0
-    headroom = config.capacity_bytes - activations
-    if headroom < per_param:
-        return None
-    return headroom // per_param
+    return largest_fitting_params(
+        per_param_states(config, scheme).at(n_gpus), activations, config.capacity_bytes
+    )
 
 
 def replicated_bytes_per_param(config: Config, scheme: Scheme) -> Exact:
     """Bytes per parameter that every GPU keeps whatever N is (4 for ZeRO-1 under
     mixed-precision Adam: the weights and the gradients)."""
-    states = scheme_memory(config, scheme, activations=NO_ACTIVATIONS, params=1).states
-    return states.model_states.fixed
+    return per_param_states(config, scheme).fixed
 
 
 def floor_fill_params(config: Config, scheme: Scheme) -> Exact | None:
     """The model size at which the replicated model-state floor alone fills the card:
     "four bytes per weight fills a 74.5 GiB card exactly at 20 billion parameters"."""
-    per_param = replicated_bytes_per_param(config, scheme)
-    if per_param == 0:
+    return fill_params(replicated_bytes_per_param(config, scheme), config.capacity_bytes)
+
+
+def fill_params(per_param_bytes: Exact, capacity_bytes: Exact) -> Exact | None:
+    return None if per_param_bytes == 0 else exact_div(capacity_bytes, per_param_bytes)
+
+
+def crossover_seq_len(polys: dict[str, Polynomial], state_bytes: Exact, max_seq_len: int) -> int | None:
+    """The smallest sequence length at which activations reach ``state_bytes`` (None beyond
+    ``max_seq_len``). Activations are ``c1·s + c2·s²``, so the root has a closed form; the
+    float estimate is then corrected against the exact polynomial."""
+    c1 = sum(p.linear for p in polys.values())
+    c2 = sum(p.quadratic for p in polys.values())
+
+    def reaches(s: int) -> bool:
+        return c1 * s + c2 * s * s >= state_bytes
+
+    if reaches(1):
+        return 1
+    if c2 == 0:
+        estimate = -(-state_bytes // c1)
+    else:
+        f1, f2, target = float(c1), float(c2), float(state_bytes)
+        estimate = math.ceil((-f1 + math.sqrt(f1 * f1 + 4 * f2 * target)) / (2 * f2))
+    if estimate > 2 * max_seq_len:
         return None
-    return exact_div(config.capacity_bytes, per_param)
+    s = max(1, estimate)
+    while s > 1 and reaches(s - 1):
+        s -= 1
+    while not reaches(s):
+        s += 1
+    return s if s <= max_seq_len else None
+
+
+@dataclass(frozen=True)
+class SchemeFacts:
+    """Everything the views say about one scheme under one configuration, computed once."""
+
+    memory: SchemeMemory
+    per_param: Split
+    """Model-state bytes of one parameter."""
+    total: Exact
+    """Counted bytes per GPU at the configuration's N."""
+    model_states: Exact
+    """Model-state bytes per GPU at N."""
+    boundary: Exact | None
+    min_gpus: int | None
+    max_params: int | None
+    crossover_seq_len: int | None
+    """Where activations reach this scheme's model states at N."""
+    comm_volume: Exact
+    comm_seconds: dict[str, Exact]
+    fits: bool
+    """Whether the counted bytes at N fit the card."""
+
+
+def scheme_facts(config: Config, max_seq_len: int) -> dict[Scheme, SchemeFacts]:
+    """``SchemeFacts`` for every scheme, sharing the activations and their polynomials."""
+    activations = config_activations(config)
+    polys = config_polynomials(config)
+    counted_activations = activations.total if config.count_activations else 0
+    capacity = config.capacity_bytes
+    n = config.n_gpus
+    out = {}
+    for scheme in SCHEMES:
+        memory = scheme_memory(config, scheme, activations=activations)
+        per_param = per_param_states(config, scheme)
+        total = memory.total_at(n)
+        model_states = memory.states.model_states.at(n)
+        boundary = fit_boundary(memory.counted, capacity)
+        volume = comm_volume_bytes(config, scheme)
+        out[scheme] = SchemeFacts(
+            memory=memory,
+            per_param=per_param,
+            total=total,
+            model_states=model_states,
+            boundary=boundary,
+            min_gpus=None if boundary is None else max(1, math.ceil(boundary)),
+            max_params=largest_fitting_params(per_param.at(n), counted_activations, capacity),
+            crossover_seq_len=crossover_seq_len(polys, model_states, max_seq_len),
+            comm_volume=volume,
+            comm_seconds={link.id.value: transfer_seconds(volume, link) for link in config.links},
+            fits=fits(total, capacity),
+        )
+    return out
 
 
 def comm_volume_bytes(config: Config, scheme: Scheme) -> Exact:
@@ -151,17 +243,23 @@ def comm_seconds(config: Config, scheme: Scheme) -> dict[str, Exact]:
 
 
 __all__ = [
+    "SchemeFacts",
     "SchemeMemory",
     "comm_param_multiple",
     "comm_seconds",
     "comm_volume_bytes",
     "config_activations",
     "config_polynomials",
+    "crossover_seq_len",
+    "fill_params",
     "fit_boundary",
     "fits",
     "floor_fill_params",
+    "largest_fitting_params",
     "max_params",
     "min_gpus",
+    "per_param_states",
     "replicated_bytes_per_param",
+    "scheme_facts",
     "scheme_memory",
 ]

@@ -6,17 +6,10 @@ GPUs, parameters, tokens or seconds) and the sentence a reader sees.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from app.model.activations import COMPONENTS, Strategy
-from app.model.budget import (
-    SchemeMemory,
-    comm_volume_bytes,
-    config_polynomials,
-    floor_fill_params,
-    min_gpus,
-)
+from app.model.activations import Strategy
+from app.model.budget import SchemeFacts, fill_params
 from app.model.comm import comm_param_multiple, transfer_seconds
 from app.model.config import Config
 from app.model.curves import LADDER_GPUS, MAX_SEQ_LEN
@@ -78,31 +71,25 @@ def gpus_words(n: int) -> str:
     return f"{n:,} GPU" + ("" if n == 1 else "s")
 
 
-def findings(config: Config, memories: dict[Scheme, SchemeMemory]) -> list[Finding]:
-    """Every finding for ``config``, in reading order."""
-    capacity = config.capacity_bytes
-    unit = config.unit
-    card_text = f"{format_bytes(capacity, unit)} card"
+def findings(config: Config, facts: dict[Scheme, SchemeFacts]) -> list[Finding]:
+    """Every finding for ``config``, in reading order, from its precomputed ``facts``."""
+    card_text = f"{format_bytes(config.capacity_bytes, config.unit)} card"
     out: list[Finding] = []
-
-    never = [s for s in SCHEMES if min_gpus(memories[s].counted, capacity) is None]
+    never = [s for s in SCHEMES if facts[s].min_gpus is None]
     if never:
-        out.append(_never_fits(config, memories, never, card_text))
-    for scheme in SCHEMES:
-        boundary = min_gpus(memories[scheme].counted, capacity)
-        if boundary is not None:
-            out.append(_fits_from(scheme, boundary))
-    out.extend(_floor_fills(config, card_text))
-    out.append(_at_selected_n(config, memories, card_text))
-    if len(config.links) > 0:
-        out.append(_comm(config))
-    out.append(_activations(config, memories))
+        out.append(_never_fits(config, facts, never, card_text))
+    out.extend(_fits_from(s, facts[s].min_gpus) for s in SCHEMES if facts[s].min_gpus is not None)
+    out.extend(_floor_fills(config, facts, card_text))
+    out.append(_at_selected_n(config, facts, card_text))
+    if config.links:
+        out.append(_comm(config, facts))
+    out.append(_activations(config, facts))
     if config.offload is not Offload.NONE:
-        out.append(_offload(config, memories))
+        out.append(_offload(config, facts))
     return out
 
 
-def _never_fits(config, memories, never: list[Scheme], card_text: str) -> Finding:
+def _never_fits(config: Config, facts: dict[Scheme, SchemeFacts], never: list[Scheme], card_text: str) -> Finding:
     """The seed: "Data parallelism and ZeRO-1 never fit, at any number of GPUs. Both leave
     the weights and the gradients replicated on every card, which is four bytes per weight.
     Four bytes across 30 billion weights is 111.8 GiB, and that figure is the same on one
@@ -112,7 +99,7 @@ def _never_fits(config, memories, never: list[Scheme], card_text: str) -> Findin
     verb = "never fits" if len(never) == 1 else "never fit"
     text = f"{capitalised(names)} {verb}, at any number of GPUs, on a {card_text}."
     last = never[-1]
-    memory = memories[last]
+    memory = facts[last].memory
     per_param = exact_div(memory.states.model_states.fixed, config.params)
     state_floor = memory.states.model_states.fixed
     activations = memory.counted.fixed - state_floor
@@ -162,17 +149,15 @@ def _fits_from(scheme: Scheme, boundary: int) -> Finding:
     )
 
 
-def _floor_fills(config: Config, card_text: str) -> list[Finding]:
+def _floor_fills(config: Config, facts: dict[Scheme, SchemeFacts], card_text: str) -> list[Finding]:
     """The seed: "Four bytes per weight fills a 74.5 GiB card exactly at 20 billion
     parameters, so a 20B model sits on the boundary and our 30B model sits past it." """
     out = []
     seen: set[Exact] = set()
     for scheme in SCHEMES:
-        fill = floor_fill_params(config, scheme)
-        if fill is None:
-            continue
-        per_param = exact_div(config.capacity_bytes, fill)
-        if per_param in seen:
+        per_param = facts[scheme].per_param.fixed
+        fill = fill_params(per_param, config.capacity_bytes)
+        if fill is None or per_param in seen:
             continue
         seen.add(per_param)
         boundary = round(fill)
@@ -199,14 +184,14 @@ def _floor_fills(config: Config, card_text: str) -> list[Finding]:
     return out
 
 
-def _at_selected_n(config: Config, memories, card_text: str) -> Finding:
+def _at_selected_n(config: Config, facts: dict[Scheme, SchemeFacts], card_text: str) -> Finding:
     n = config.n_gpus
     unit = config.unit
     capacity = config.capacity_bytes
     parts = []
     numbers: dict[str, float | int | None] = {"n_gpus": n}
     for scheme in SCHEMES:
-        total = memories[scheme].total_at(n)
+        total = facts[scheme].total
         numbers[f"{scheme.value}_bytes"] = float(total)
         if total <= capacity:
             parts.append(
@@ -221,11 +206,11 @@ def _at_selected_n(config: Config, memories, card_text: str) -> Finding:
     return Finding("at_selected_n", capitalised(text), tuple(SCHEMES), numbers)
 
 
-def _comm(config: Config) -> Finding:
+def _comm(config: Config, facts: dict[Scheme, SchemeFacts]) -> Finding:
     """The seed: "ZeRO-2 ... holds communication at 2P. ZeRO-3 ... pays 3P for every step. On
     NVLink that difference is 0.13 seconds; over InfiniBand it is 1.2." """
-    v2 = comm_volume_bytes(config, Scheme.ZERO2)
-    v3 = comm_volume_bytes(config, Scheme.ZERO3)
+    v2 = facts[Scheme.ZERO2].comm_volume
+    v3 = facts[Scheme.ZERO3].comm_volume
     extra = v3 - v2
     times = [(link, transfer_seconds(extra, link)) for link in config.links]
     per_link = join_words([f"{format_seconds(t)} on {link.label}" for link, t in times])
@@ -244,38 +229,10 @@ def _comm(config: Config) -> Finding:
     return Finding("comm_difference", text, (Scheme.ZERO2, Scheme.ZERO3), numbers)
 
 
-def crossover_seq_len(config: Config, state_bytes: Exact) -> int | None:
-    """The smallest sequence length at which activations reach ``state_bytes`` (None beyond
-    ``MAX_SEQ_LEN``). Activations are ``c1·s + c2·s²``, so the root has a closed form; the
-    float estimate is then corrected against the exact polynomial."""
-    polys = config_polynomials(config)
-    c1 = sum(polys[c].linear for c in COMPONENTS)
-    c2 = sum(polys[c].quadratic for c in COMPONENTS)
-
-    def reaches(s: int) -> bool:
-        return c1 * s + c2 * s * s >= state_bytes
-
-    if reaches(1):
-        return 1
-    if c2 == 0:
-        estimate = -(-state_bytes // c1)
-    else:
-        f1, f2, target = float(c1), float(c2), float(state_bytes)
-        estimate = math.ceil((-f1 + math.sqrt(f1 * f1 + 4 * f2 * target)) / (2 * f2))
-    if estimate > 2 * MAX_SEQ_LEN:
-        return None
-    s = max(1, estimate)
-    while s > 1 and reaches(s - 1):
-        s -= 1
-    while not reaches(s):
-        s += 1
-    return s if s <= MAX_SEQ_LEN else None
-
-
-def _activations(config: Config, memories) -> Finding:
+def _activations(config: Config, facts: dict[Scheme, SchemeFacts]) -> Finding:
     unit = config.unit
-    acts = next(iter(memories.values())).activations.total
-    crossings = {s: crossover_seq_len(config, memories[s].states.model_states.at(config.n_gpus)) for s in SCHEMES}
+    acts = facts[Scheme.DP].memory.activations.total
+    crossings = {s: facts[s].crossover_seq_len for s in SCHEMES}
     how = STRATEGY_WORDS[config.strategy]
     text = (
         f"At {config.seq_len:,} tokens and micro-batch {config.micro_batch}, {how}"
@@ -300,13 +257,13 @@ def _activations(config: Config, memories) -> Finding:
     return Finding("activations_overtake", text, tuple(SCHEMES), numbers)
 
 
-def _offload(config: Config, memories) -> Finding:
+def _offload(config: Config, facts: dict[Scheme, SchemeFacts]) -> Finding:
     unit = config.unit
     per_node = min(config.n_gpus, config.gpus_per_node)
     parts = []
     numbers: dict[str, float | int | None] = {"gpus_per_node": per_node}
     for scheme in SCHEMES:
-        states = memories[scheme].states
+        states = facts[scheme].memory.states
         if states.offload is Offload.NONE:
             continue
         host = states.host.at(config.n_gpus) * per_node
@@ -320,4 +277,4 @@ def _offload(config: Config, memories) -> Finding:
     return Finding("offload_host_memory", text, tuple(s for s in SCHEMES if s is not Scheme.DP), numbers)
 
 
-__all__ = ["Finding", "crossover_seq_len", "findings"]
+__all__ = ["Finding", "findings"]

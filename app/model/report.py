@@ -11,20 +11,12 @@ from functools import cached_property
 from typing import Any
 
 from app.model.activations import COMPONENTS
-from app.model.budget import (
-    SchemeMemory,
-    comm_seconds,
-    comm_volume_bytes,
-    fit_boundary,
-    fits,
-    max_params,
-    min_gpus,
-    scheme_memory,
-)
+from app.model.budget import SchemeFacts, SchemeMemory, fits, scheme_facts
 from app.model.cards import Card
 from app.model.comm import comm_param_multiple
 from app.model.config import Config
 from app.model.curves import (
+    MAX_SEQ_LEN,
     WALL_GPUS,
     activation_components_over_seq,
     ladder,
@@ -34,7 +26,7 @@ from app.model.curves import (
     totals_over_sizes,
     wall_line,
 )
-from app.model.findings import crossover_seq_len, findings
+from app.model.findings import findings
 from app.model.states import SCHEME_LABELS, SCHEMES, Scheme, StateSplit
 from app.model.units import UNIT_BYTES, Exact
 
@@ -53,6 +45,13 @@ def _state_components(states: StateSplit, n_gpus: int) -> dict[str, float]:
     }
 
 
+def _count(value: int | None) -> int | float | None:
+    """A whole count for JSON: exact up to 2^53, beyond which JSON readers lose digits anyway."""
+    if value is None or value < 2**53:
+        return value
+    return float(value)
+
+
 def _boundary(value: Exact | None) -> float | None:
     return None if value is None else float(value)
 
@@ -64,10 +63,12 @@ class Evaluation:
     config: Config
 
     @cached_property
+    def facts(self) -> dict[Scheme, SchemeFacts]:
+        return scheme_facts(self.config, MAX_SEQ_LEN)
+
+    @property
     def memories(self) -> dict[Scheme, SchemeMemory]:
-        first = scheme_memory(self.config, SCHEMES[0])
-        rest = {s: scheme_memory(self.config, s, activations=first.activations) for s in SCHEMES[1:]}
-        return {SCHEMES[0]: first, **rest}
+        return {scheme: facts.memory for scheme, facts in self.facts.items()}
 
     @property
     def capacity_bytes(self) -> Exact:
@@ -99,10 +100,8 @@ class Evaluation:
         capacity = self.capacity_bytes
         per_node = min(n, config.gpus_per_node)
         schemes = []
-        for scheme, m in self.memories.items():
-            states = m.states
-            model_states = states.model_states.at(n)
-            total = m.total_at(n)
+        for scheme, f in self.facts.items():
+            states = f.memory.states
             host = states.host.at(n)
             schemes.append(
                 {
@@ -110,16 +109,16 @@ class Evaluation:
                     "label": SCHEME_LABELS[scheme],
                     "bytes": {
                         **_state_components(states, n),
-                        "model_states": _num(model_states),
-                        "activations": _num(m.activations.total),
-                        "total": _num(total),
+                        "model_states": _num(f.model_states),
+                        "activations": _num(f.memory.activations.total),
+                        "total": _num(f.total),
                     },
-                    "activation_bytes": {c: _num(getattr(m.activations, c)) for c in COMPONENTS},
-                    "floor_bytes": _num(m.floor_bytes),
-                    "fits": fits(total, capacity),
-                    "min_gpus": min_gpus(m.counted, capacity),
-                    "fit_boundary_gpus": _boundary(fit_boundary(m.counted, capacity)),
-                    "max_params": max_params(config, scheme, n),
+                    "activation_bytes": {c: _num(getattr(f.memory.activations, c)) for c in COMPONENTS},
+                    "floor_bytes": _num(f.memory.floor_bytes),
+                    "fits": f.fits,
+                    "min_gpus": _count(f.min_gpus),
+                    "fit_boundary_gpus": _boundary(f.boundary),
+                    "max_params": _count(f.max_params),
                     "comm": self._comm(scheme),
                     "offload": states.offload.value,
                     "cpu_bytes": _num(host),
@@ -129,10 +128,11 @@ class Evaluation:
         return {"card": self.card(), "capacity_bytes": _num(capacity), "n_gpus": n, "schemes": schemes}
 
     def _comm(self, scheme: Scheme) -> dict[str, Any]:
+        f = self.facts[scheme]
         return {
             "param_multiple": comm_param_multiple(scheme),
-            "volume_bytes": _num(comm_volume_bytes(self.config, scheme)),
-            "seconds": {k: _num(v) for k, v in comm_seconds(self.config, scheme).items()},
+            "volume_bytes": _num(f.comm_volume),
+            "seconds": {k: _num(v) for k, v in f.comm_seconds.items()},
         }
 
     def wall(self) -> dict[str, Any]:
@@ -140,16 +140,16 @@ class Evaluation:
         capacity = self.capacity_bytes
         n = self.config.n_gpus
         lines = []
-        for scheme, m in self.memories.items():
-            line = wall_line(m, capacity)
+        for scheme, f in self.facts.items():
+            line = wall_line(f.memory, capacity)
             lines.append(
                 {
                     "id": scheme.value,
                     "label": SCHEME_LABELS[scheme],
-                    "floor_bytes": _num(m.floor_bytes),
-                    "fit_boundary_gpus": _boundary(line.boundary),
-                    "min_gpus": min_gpus(m.counted, capacity),
-                    "selected": {"n_gpus": n, "bytes": _num(m.total_at(n)), "fits": fits(m.total_at(n), capacity)},
+                    "floor_bytes": _num(f.memory.floor_bytes),
+                    "fit_boundary_gpus": _boundary(f.boundary),
+                    "min_gpus": _count(f.min_gpus),
+                    "selected": {"n_gpus": n, "bytes": _num(f.total), "fits": f.fits},
                     "segments": [
                         {"fits": seg.fits, "gpus": seg.gpus, "bytes": seg.bytes} for seg in line.segments
                     ],
@@ -228,7 +228,7 @@ class Evaluation:
         config = self.config
         grid = seq_grid(config.seq_len)
         components = activation_components_over_seq(config, grid)
-        states = {s.value: _num(m.states.model_states.at(config.n_gpus)) for s, m in self.memories.items()}
+        states = {s.value: _num(f.model_states) for s, f in self.facts.items()}
         return {
             "seq_lens": grid,
             "selected_seq_len": config.seq_len,
@@ -236,10 +236,7 @@ class Evaluation:
             "activations": components,
             "activations_total": sum(components.values()),
             "model_states_bytes": states,
-            "crossover_seq_len": {
-                s.value: crossover_seq_len(config, m.states.model_states.at(config.n_gpus))
-                for s, m in self.memories.items()
-            },
+            "crossover_seq_len": {s.value: f.crossover_seq_len for s, f in self.facts.items()},
             "ceilings": [self.card(card) for card in config.ceilings],
         }
 
@@ -285,7 +282,7 @@ class Evaluation:
                 "schemes": [s.value for s in f.schemes],
                 "numbers": f.numbers,
             }
-            for f in findings(self.config, self.memories)
+            for f in findings(self.config, self.facts)
         ]
 
     def view(self) -> dict[str, Any]:

@@ -20,6 +20,12 @@ function logRange(values, pad = 1.5) {
   return [Math.log10(lo / pad), Math.log10(hi * pad)];
 }
 
+/** A log range widened to whole half-decades, so small changes leave the axis where it was
+ * and Plotly redraws the traces without relaying out the axes. */
+function halfDecades([lo, hi]) {
+  return [Math.floor(lo * 2) / 2, Math.ceil(hi * 2) / 2];
+}
+
 function hline(y, color, dash, width = 1.5, opacity = 1) {
   return { type: "line", xref: "paper", x0: 0, x1: 1, yref: "y", y0: y, y1: y, layer: "below",
     line: { color, dash, width }, opacity };
@@ -58,6 +64,10 @@ export function wallFigure(view, theme, { narrow = false } = {}) {
   const traces = [];
   const allY = [capacity];
   const ends = [];
+  // All schemes' symbols in one trace, and all selected-N markers in another: every trace
+  // costs Plotly a layer to diff and draw on each update.
+  const symbols = { x: [], y: [], symbol: [], color: [] };
+  const selected = { x: [], y: [], symbol: [], color: [], text: [], schemes: [], fits: [] };
   for (const scheme of wall.schemes) {
     const color = theme[scheme.id];
     for (const segment of scheme.segments) {
@@ -73,25 +83,30 @@ export function wallFigure(view, theme, { narrow = false } = {}) {
     }
     // Marker symbols every two doublings: the lines stay distinguishable in grey.
     const points = scheme.segments.flatMap((s) => s.gpus.map((g, i) => [g, s.bytes[i]]));
-    const marks = points.filter(([g]) => POWERS_OF_FOUR.includes(g));
-    traces.push({
-      type: "scatter", mode: "markers", x: marks.map(([g]) => g), y: marks.map(([, b]) => inUnit(b, units)),
-      marker: { symbol: SYMBOLS[scheme.id], size: 7, color },
-      hoverinfo: "skip", meta: { role: "symbols", scheme: scheme.id },
-    });
+    for (const [g, b] of points.filter(([g]) => POWERS_OF_FOUR.includes(g))) {
+      symbols.x.push(g); symbols.y.push(inUnit(b, units));
+      symbols.symbol.push(SYMBOLS[scheme.id]); symbols.color.push(color);
+    }
     const sel = scheme.selected;
-    traces.push({
-      type: "scatter", mode: "markers", x: [sel.n_gpus], y: [inUnit(sel.bytes, units)],
-      marker: { symbol: `${SYMBOLS[scheme.id]}${sel.fits ? "" : "-open"}`, size: 13, color,
-        line: { color, width: 2 } },
-      hovertemplate: `<b>${scheme.label}</b> at the selected ${fmtCount(sel.n_gpus)} GPUs<br>`
-        + `${fmtBytes(sel.bytes, units, 2)}: ${sel.fits ? "fits" : "does not fit"}<extra></extra>`,
-      meta: { role: "selected", scheme: scheme.id, fits: sel.fits },
-    });
+    selected.x.push(sel.n_gpus); selected.y.push(inUnit(sel.bytes, units));
+    selected.symbol.push(`${SYMBOLS[scheme.id]}${sel.fits ? "" : "-open"}`); selected.color.push(color);
+    selected.text.push(`<b>${scheme.label}</b> at the selected ${fmtCount(sel.n_gpus)} GPUs<br>`
+      + `${fmtBytes(sel.bytes, units, 2)}: ${sel.fits ? "fits" : "does not fit"}`);
+    selected.schemes.push(scheme.id); selected.fits.push(sel.fits);
     const last = scheme.segments.at(-1);
     ends.push({ scheme, logY: Math.log10(inUnit(last.bytes.at(-1), units)), color });
   }
-  const yRange = logRange(allY, 1.6);
+  traces.push({
+    type: "scatter", mode: "markers", x: symbols.x, y: symbols.y, hoverinfo: "skip",
+    marker: { symbol: symbols.symbol, size: 7, color: symbols.color }, meta: { role: "symbols" },
+  });
+  traces.push({
+    type: "scatter", mode: "markers", x: selected.x, y: selected.y, text: selected.text,
+    hovertemplate: "%{text}<extra></extra>",
+    marker: { symbol: selected.symbol, size: 13, color: selected.color, line: { color: selected.color, width: 2 } },
+    meta: { role: "selected", schemes: selected.schemes, fits: selected.fits },
+  });
+  const yRange = halfDecades(logRange(allY, 1.6));
   const gap = (yRange[1] - yRange[0]) * (narrow ? 0.075 : 0.055);
   const annotations = spreadLabels(ends, gap).map((end) =>
     label(Math.log10(wall.gpus_max), end.logY, schemeName(end.scheme, narrow), end.color,

@@ -51,6 +51,26 @@ export function wireSliders(form, stops) {
   }
 }
 
+/** The key a slider or its text box carries, or null for any other control. */
+export function sliderKey(target, stops) {
+  const key = target.dataset?.sliderFor ?? target.name;
+  return key && stops[key] ? key : null;
+}
+
+/** The queries of the stops either side of where slider `key` stands: where a drag goes next. */
+export function neighbourQueries(params, form, key, stops) {
+  const slider = form.querySelector(`input[type=range][data-slider-for="${key}"]`);
+  if (!slider) return [];
+  const index = Number(slider.value);
+  return [index + 1, index - 1]
+    .filter((i) => i >= 0 && i < stops.length)
+    .map((i) => {
+      const next = new URLSearchParams(params);
+      next.set(key, (TEXT[key] ?? String)(stops[i]));
+      return next;
+    });
+}
+
 /** Move a slider to the stop nearest its text box (after the box was set from a query). */
 export function syncSlider(form, key, values) {
   const slider = form.querySelector(`input[type=range][data-slider-for="${key}"]`);

@@ -1,8 +1,9 @@
-// The loop shared by the explorer and the embed: form input → one request per animation
-// frame → newest answer drawn → address bar updated.
+// The loop shared by the explorer and the embed: form input → a request at once (aborting
+// the one before, so only the newest input's answer is ever drawn) → answer drawn → address
+// bar updated.
 
 import { applyQueryToForm, AddressBar, formQuery, LatestFetcher } from "./state.js";
-import { formText, isDiscrete, syncSlider, wirePresets, wireSliders } from "./controls.js";
+import { formText, isDiscrete, neighbourQueries, sliderKey, syncSlider, wirePresets, wireSliders } from "./controls.js";
 import { onThemeChange } from "./theme.js";
 
 export function readPageData(root = document) {
@@ -16,15 +17,16 @@ export function startPage({ root = document, form, renderer, pageData, addressEx
   const fetcher = new LatestFetcher(pageData.api);
   const address = new AddressBar({ extra: addressExtra });
   const errorBox = root.getElementById("request-error");
-  let frame = 0;
   let push = false;
+  let dragging = null; // the key of the slider last moved
 
-  const show = (view) => {
+  // <html data-canonical> names the configuration whose figures are on screen, once every
+  // visible chart shows it (tests and the benchmark wait on it).
+  const show = async (view) => {
     state.view = view;
-    renderer.render(view);
-    document.documentElement.dataset.canonical = view.canonical;
     onView(view);
-    root.dispatchEvent(new CustomEvent("memorywall:view", { detail: view }));
+    await renderer.render(view);
+    if (state.view === view) document.documentElement.dataset.canonical = view.canonical;
   };
 
   const reportError = (error) => {
@@ -34,19 +36,23 @@ export function startPage({ root = document, form, renderer, pageData, addressEx
   };
 
   const request = async () => {
-    frame = 0;
     const discrete = push;
     push = false;
-    const result = await fetcher.fetch(formQuery(form));
+    const params = formQuery(form);
+    const result = await fetcher.fetch(params);
     if (result === null) return;
     if (result.error) {
       reportError(result.error);
       return;
     }
     reportError(null);
-    show(result.data);
     if (discrete) address.push(result.data.canonical);
     else address.replace(result.data.canonical);
+    await show(result.data);
+    // A slider that moved one stop is likely to move another: have both neighbours ready.
+    if (dragging) {
+      for (const next of neighbourQueries(params, form, dragging, pageData.stops[dragging])) fetcher.prefetch(next);
+    }
   };
 
   if (form) {
@@ -54,7 +60,8 @@ export function startPage({ root = document, form, renderer, pageData, addressEx
     wirePresets(form, pageData.catalog.presets);
     form.addEventListener("input", (event) => {
       push ||= isDiscrete(event.target);
-      if (!frame) frame = requestAnimationFrame(request);
+      dragging = sliderKey(event.target, pageData.stops);
+      request();
     });
     form.addEventListener("submit", (event) => event.preventDefault());
   }

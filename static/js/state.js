@@ -17,32 +17,65 @@ export function formQuery(form) {
   return params;
 }
 
+const MEMO_SIZE = 64;
+
 /** Fetches answers, newest wins: each request aborts the one before it, and an answer is
- * delivered only if no newer request has been made since. */
+ * delivered only if no newer request has been made since. Answers are a pure function of
+ * the query, so the last few are kept by query string and a configuration seen (or
+ * prefetched) before is answered without a round trip. */
 export class LatestFetcher {
   constructor(endpoint) {
     this.endpoint = endpoint;
     this.controller = null;
     this.sequence = 0;
+    this.memo = new Map();
+    this.prefetching = new Map(); // query string → promise of the prefetched answer (or null)
+  }
+
+  remember(key, data) {
+    this.memo.delete(key);
+    this.memo.set(key, data);
+    if (this.memo.size > MEMO_SIZE) this.memo.delete(this.memo.keys().next().value);
   }
 
   /** Resolves to { data } for the newest request, { error } for a refused one, or null
    * when a newer request superseded this one. */
   async fetch(params) {
     this.controller?.abort();
+    const sequence = ++this.sequence;
+    const key = params.toString();
+    if (this.prefetching.has(key)) await this.prefetching.get(key);
+    if (sequence !== this.sequence) return null;
+    if (this.memo.has(key)) {
+      const data = this.memo.get(key);
+      this.remember(key, data);
+      return { data };
+    }
     const controller = new AbortController();
     this.controller = controller;
-    const sequence = ++this.sequence;
     try {
-      const response = await fetch(`${this.endpoint}?${params}`, { signal: controller.signal,
+      const response = await fetch(`${this.endpoint}?${key}`, { signal: controller.signal,
         headers: { Accept: "application/json" } });
       const body = await response.json();
+      if (response.ok) this.remember(key, body);
       if (sequence !== this.sequence) return null;
       return response.ok ? { data: body } : { error: body };
     } catch (error) {
       if (error.name === "AbortError" || sequence !== this.sequence) return null;
       return { error: { message: `The server could not be reached (${error.message}).` } };
     }
+  }
+
+  /** Fetch an answer likely to be asked for next, without disturbing the current request. */
+  prefetch(params) {
+    const key = params.toString();
+    if (this.memo.has(key) || this.prefetching.has(key)) return;
+    const done = fetch(`${this.endpoint}?${key}`, { headers: { Accept: "application/json" } })
+      .then(async (response) => { if (response.ok) this.remember(key, await response.json()); })
+      // A prefetch that fails costs nothing: the request is made again when it is needed.
+      .catch(() => {})
+      .finally(() => this.prefetching.delete(key));
+    this.prefetching.set(key, done);
   }
 }
 

@@ -1,6 +1,9 @@
-// Draws every view of a page from one answer of /api/v1/view. Charts outside the viewport
-// are marked stale and drawn when they scroll into view, so a slider drag redraws only what
-// a reader can see.
+// Draws every view of a page from one answer of /api/v1/view.
+//
+// Drawing is the expensive part of an update (each Plotly.react costs tens of milliseconds),
+// so while a slider moves only what a reader can see is drawn: the visible chart with the
+// most area first, the other visible ones on the following frames, and charts off screen
+// when they scroll into view. Tables in closed <details> are built when opened.
 
 import { FIGURES } from "./charts.js";
 import { readTheme } from "./theme.js";
@@ -12,56 +15,78 @@ const PLOT_CONFIG = {
   modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines"],
 };
 
+function visibleArea(element) {
+  const box = element.getBoundingClientRect();
+  const height = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
+  const width = Math.min(box.right, window.innerWidth) - Math.max(box.left, 0);
+  return height > 0 && width > 0 ? height * width : 0;
+}
+
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+
 export class Renderer {
   constructor(root) {
     this.root = root;
     this.view = null;
     this.theme = readTheme();
-    this.stale = new Set();
-    this.visible = new Set();
+    this.generation = 0;
+    this.drawn = new Map(); // chart element → the view it shows
     this.charts = [...root.querySelectorAll("[data-chart]")];
-    this.observer = new IntersectionObserver((entries) => this.onVisibility(entries), { rootMargin: "200px" });
-    for (const chart of this.charts) this.observer.observe(chart);
-  }
-
-  onVisibility(entries) {
-    for (const entry of entries) {
-      const name = entry.target.dataset.chart;
-      if (entry.isIntersecting) {
-        this.visible.add(name);
-        if (this.stale.has(name)) this.drawChart(entry.target);
-      } else {
-        this.visible.delete(name);
+    this.observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (entry.isIntersecting && this.drawn.get(entry.target) !== this.view) this.drawChart(entry.target);
       }
+    });
+    for (const chart of this.charts) this.observer.observe(chart);
+    for (const details of root.querySelectorAll("details.data")) {
+      details.addEventListener("toggle", () => {
+        if (details.open && this.view) this.renderTablesIn(details);
+      });
     }
   }
 
   setTheme(theme) {
     this.theme = theme;
+    this.drawn.clear();
     if (this.view) this.render(this.view);
   }
 
-  /** Draw `view` everywhere: text and tables at once, charts now if visible. */
-  render(view) {
+  /** Draw `view`: visible charts largest first, one per frame, then the text. */
+  async render(view) {
     this.view = view;
+    const generation = ++this.generation;
+    const visible = this.charts
+      .map((chart) => [chart, visibleArea(chart)])
+      .filter(([, area]) => area > 0)
+      .sort((a, b) => b[1] - a[1])
+      .map(([chart]) => chart);
+    for (const [index, chart] of visible.entries()) {
+      if (index > 0) await nextFrame();
+      if (generation !== this.generation) return;
+      await this.drawChart(chart);
+    }
+    if (generation !== this.generation) return;
     renderCaptions(view, this.root);
     renderFindings(view, this.root);
-    for (const holder of this.root.querySelectorAll("[data-table]")) renderTable(holder.dataset.table, view, this.root);
-    for (const chart of this.charts) {
-      this.stale.add(chart.dataset.chart);
-      if (this.visible.has(chart.dataset.chart) || !this.observerReady) this.drawChart(chart);
+    for (const holder of this.root.querySelectorAll("[data-table]")) {
+      const details = holder.closest("details");
+      if (!details || details.open) renderTable(holder.dataset.table, view, this.root);
     }
-    this.observerReady = true;
+  }
+
+  renderTablesIn(details) {
+    for (const holder of details.querySelectorAll("[data-table]")) renderTable(holder.dataset.table, this.view, this.root);
   }
 
   drawChart(element) {
     const name = element.dataset.chart;
     const build = FIGURES[name];
-    if (!build || !this.view || !window.Plotly) return;
+    if (!build || !this.view || !window.Plotly) return undefined;
+    const view = this.view;
     const narrow = element.clientWidth < 560;
-    const figure = build(this.view, this.theme, { narrow });
+    const figure = build(view, this.theme, { narrow });
     const config = { ...PLOT_CONFIG, toImageButtonOptions: { format: "png", filename: `memory-wall-${name}`, scale: 2 } };
-    this.stale.delete(name);
+    this.drawn.set(element, view);
     return window.Plotly.react(element, figure.data, figure.layout, config);
   }
 }

@@ -1,5 +1,5 @@
 """Embedding (issue 3): /embed in a course page of another origin, with no script on the host;
-the full page refuses to be framed; the Embed dialog gives the snippet; oEmbed."""
+the Embed dialog gives the snippet. (Who may frame what: test_framing.py.)"""
 
 from __future__ import annotations
 
@@ -25,10 +25,6 @@ def host(tmp_path_factory, base_url) -> Iterator[str]:
         f"""<!doctype html><title>Course</title><h1>Week 3: ZeRO</h1>
         <iframe id="wall" src="{base_url}/embed?view=wall&p=13B&controls=p"
                 width="800" height="480" style="border:0"></iframe>"""
-    )
-    (root / "framing.html").write_text(
-        f"""<!doctype html><title>Framing</title>
-        <iframe id="page" src="{base_url}/?p=13B" width="800" height="480"></iframe>"""
     )
     (root / "listening.html").write_text(
         f"""<!doctype html><title>0</title>
@@ -74,14 +70,6 @@ def test_embed_control_moves_the_chart_and_the_link_back(page, host, base_url):
     inner.press("#slider-p", "ArrowRight")  # 13B → 15B
     wait_for_canonical(inner, "p=15B")
     assert frame.locator("#full-link").get_attribute("href") == "/?p=15B#wall"
-
-
-def test_the_full_page_refuses_to_be_framed_by_another_origin(page, host, base_url):
-    page.goto(host + "/framing.html")
-    page.wait_for_timeout(1500)
-    framed = [f for f in page.frames if f != page.main_frame]
-    assert len(framed) == 1
-    assert framed[0].evaluate("() => document.getElementById('views') === null")
 
 
 def test_embed_posts_its_height_to_hosts_that_listen(page, host):

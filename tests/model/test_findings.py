@@ -1,8 +1,9 @@
 """Findings (DESIGN 2.6): the seed's sentences, computed."""
 
 from app.model.activations import Strategy
+from app.model.budget import config_polynomials, crossover_seq_len
 from app.model.config import Config, resolve_shape
-from app.model.findings import crossover_seq_len
+from app.model.curves import MAX_SEQ_LEN
 from app.model.report import Evaluation
 from app.model.states import Offload
 
@@ -65,7 +66,7 @@ def test_zero1_at_10b_fits_and_the_findings_say_so():
 def test_activation_crossover_is_the_first_length_where_activations_reach_states():
     config = Config(strategy=Strategy.SELECTIVE)
     states = 60 * 10**9  # ZeRO-3 at 8 GPUs
-    s = crossover_seq_len(config, states)
+    s = crossover_seq_len(config_polynomials(config), states, MAX_SEQ_LEN)
     evaluation = Evaluation(config)
     assert s is not None
     from dataclasses import replace
