@@ -50,6 +50,7 @@ def create_app() -> FastAPI:
         openapi_url="/api/v1/openapi.json",
         docs_url="/api/docs",
         redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
     )
     assets = StaticAssets()
     app.state.assets = assets

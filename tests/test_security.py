@@ -100,6 +100,51 @@ def test_every_response_carries_the_strict_headers(client, url):
     assert "set-cookie" not in r.headers
 
 
+def _routes(routes):
+    # Included routers appear as one entry wrapping the router they were made from.
+    for route in routes:
+        original = getattr(route, "original_router", None)
+        if original is not None:
+            yield from _routes(original.routes)
+        else:
+            yield route
+
+
+def route_urls() -> list[str]:
+    """One URL for every GET route the app has, path parameters filled in."""
+    fills = {"{name}": "ladder", "{path:path}": f"{main_app.state.assets.tree_hash}/css/app.css"}
+    urls = []
+    for route in _routes(main_app.routes):
+        if "GET" not in getattr(route, "methods", ()):
+            continue
+        url = route.path
+        for placeholder, value in fills.items():
+            url = url.replace(placeholder, value)
+        assert "{" not in url, f"no sample value for {route.path}"
+        urls.append(url)
+    return urls
+
+
+def test_every_route_answers_with_the_security_headers(client):
+    urls = route_urls()
+    assert {"/", "/embed", "/oembed", "/healthz", "/api/v1/view", "/api/docs"} <= set(urls)
+    for url in urls:
+        r = client.get(url, follow_redirects=False)
+        assert r.status_code < 500, url
+        csp = r.headers["content-security-policy"]
+        assert "script-src 'self'" in csp, url
+        assert "'unsafe-eval'" not in csp and "script-src 'self' 'unsafe-inline'" not in csp, url
+        assert r.headers["x-content-type-options"] == "nosniff", url
+        assert r.headers["referrer-policy"] == "strict-origin-when-cross-origin", url
+        assert r.headers["permissions-policy"] == PERMISSIONS, url
+        assert "set-cookie" not in r.headers, url
+        if url == "/embed":
+            assert "x-frame-options" not in r.headers and "frame-ancestors *" in csp
+        else:
+            assert r.headers["x-frame-options"] == "DENY", url
+            assert "frame-ancestors 'self'" in csp, url
+
+
 def test_the_strict_policy_allows_no_inline_or_foreign_script():
     policy = directives(STRICT_CSP)
     assert policy["script-src"] == ["'self'"]
