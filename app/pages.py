@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from app import __version__
 from app.api import cache, catalog_data, dumps, envelope
 from app.controls import GROUPS, controls, strategy_help
+from app.examples import EXAMPLES
 from app.http_cache import Encoded, cached_response, cached_route_class
 from app.model.report import Evaluation
 from app.schemas import CONTROL_KEYS, PAGE_KEYS, EmbedQuery, MemoryQuery, Notice, View, lenient_query
@@ -85,6 +86,7 @@ def _common(request: Request, query: MemoryQuery, notices: list[Any]) -> dict[st
         "page_data": json_script(dumps(page_data)),
         "view_titles": {v.value: t for v, t in VIEW_TITLES.items()},
         "findings": view["findings"],
+        "examples": EXAMPLES,
         "oembed_href": "/oembed?" + urlencode({"url": str(request.base_url).rstrip("/") + "/" + (f"?{canonical}" if canonical else ""), "format": "json"}),
     }
 

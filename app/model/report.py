@@ -189,38 +189,26 @@ class Evaluation:
         The pile always counts activations: its point is that both share the card.
         """
         n = self.config.n_gpus
-        schemes = []
-        for scheme, m in self.memories.items():
-            states = m.states
-            schemes.append(
-                {
-                    "id": scheme.value,
-                    "label": SCHEME_LABELS[scheme],
-                    "components": {
-                        **_state_components(states, n),
-                        **{f"activations_{c}": _num(getattr(m.activations, c)) for c in COMPONENTS},
-                    },
-                    "model_states": _num(states.model_states.at(n)),
-                    "activations": _num(m.activations.total),
-                    "total": _num(states.model_states.at(n) + m.activations.total),
-                }
-            )
+        piles = {scheme: f.model_states + f.memory.activations.total for scheme, f in self.facts.items()}
+        schemes = [
+            {
+                "id": scheme.value,
+                "label": SCHEME_LABELS[scheme],
+                "components": {
+                    **_state_components(f.memory.states, n),
+                    **{f"activations_{c}": _num(getattr(f.memory.activations, c)) for c in COMPONENTS},
+                },
+                "model_states": _num(f.model_states),
+                "activations": _num(f.memory.activations.total),
+                "total": _num(piles[scheme]),
+            }
+            for scheme, f in self.facts.items()
+        ]
         ceilings = []
         for card in self.config.ceilings:
             capacity = card.capacity_bytes(self.config.basis, self.config.usable_fraction)
-            ceilings.append(
-                {
-                    **self.card(card),
-                    "fits": {
-                        s["id"]: fits(
-                            self.memories[Scheme(s["id"])].states.model_states.at(n)
-                            + self.memories[Scheme(s["id"])].activations.total,
-                            capacity,
-                        )
-                        for s in schemes
-                    },
-                }
-            )
+            fits_card = {scheme.value: fits(pile, capacity) for scheme, pile in piles.items()}
+            ceilings.append({**self.card(card), "fits": fits_card})
         return {"n_gpus": n, "seq_len": self.config.seq_len, "schemes": schemes, "ceilings": ceilings}
 
     def seq(self) -> dict[str, Any]:

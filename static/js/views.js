@@ -38,6 +38,17 @@ export class Renderer {
       }
     });
     for (const chart of this.charts) this.observer.observe(chart);
+    // A chart's box can change after it was drawn (fonts, controls laid out below it, a
+    // rotated phone): follow its height, as Plotly's own responsiveness follows the width.
+    this.resizer = new ResizeObserver((entries) => {
+      for (const { target } of entries) {
+        const height = target.clientHeight;
+        if (target.layout && height > 0 && Math.abs((target.layout.height ?? 0) - height) > 1) {
+          window.Plotly.relayout(target, { height });
+        }
+      }
+    });
+    for (const chart of this.charts) this.resizer.observe(chart);
     for (const details of root.querySelectorAll("details.data")) {
       details.addEventListener("toggle", () => {
         if (details.open && this.view) this.renderTablesIn(details);
@@ -85,6 +96,9 @@ export class Renderer {
     const view = this.view;
     const narrow = element.clientWidth < 560;
     const figure = build(view, this.theme, { narrow });
+    // The stylesheet decides each chart's height (fixed on the page, what is left in an
+    // embed); Plotly would otherwise keep the height it found on its first draw.
+    if (element.clientHeight > 0) figure.layout.height = element.clientHeight;
     const config = { ...PLOT_CONFIG, toImageButtonOptions: { format: "png", filename: `memory-wall-${name}`, scale: 2 } };
     this.drawn.set(element, view);
     return window.Plotly.react(element, figure.data, figure.layout, config);

@@ -54,6 +54,11 @@ def test_embed_renders_in_an_iframe_of_another_origin_with_no_host_script(page, 
     assert inner.evaluate("() => document.documentElement.scrollWidth") <= 800
     chart_box = frame.locator("#chart-wall").bounding_box()
     assert chart_box["height"] > 250
+    # The figure is drawn to its box: nothing of it (an axis, say) is cut off below.
+    inner.wait_for_function(
+        "() => { const c = document.getElementById('chart-wall');"
+        " return Number(c.querySelector('.main-svg').getAttribute('height')) <= c.clientHeight + 1; }"
+    )
     # Only the control asked for, and a link back to the full explorer in the same state.
     assert frame.locator("#slider-p").count() == 1
     assert frame.locator("#slider-n").count() == 0
