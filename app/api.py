@@ -18,6 +18,7 @@ from fastapi.responses import Response
 
 from app import __version__
 from app import api_models as out
+from app.captions import captions
 from app.csv_export import view_csv
 from app.http_cache import BodyCache, Encoded, cached_response, cached_route_class
 from app.model.activations import STRATEGY_HELP, Strategy
@@ -62,13 +63,18 @@ def answer(request: Request, query: MemoryQuery, build: Callable[[Evaluation], d
     return cached_response(request, cache, key, encode)
 
 
+def view_answer(evaluation: Evaluation) -> dict[str, Any]:
+    """Everything a page view needs, captions included (the page embeds the same answer)."""
+    return {**evaluation.view(), "captions": captions(evaluation)}
+
+
 @router.get("/view", response_model=out.ViewResponse, operation_id="view", responses=ERRORS)
 async def view(request: Request, query: Q) -> Response:
     """Everything a page view needs for a configuration, in one answer.
 
     Registered first: it is the route every page and drag asks for, and routes are matched in
     order."""
-    return answer(request, query, lambda e: e.view())
+    return answer(request, query, view_answer)
 
 
 @router.get("/memory", response_model=out.MemoryResponse, operation_id="memory", responses=ERRORS)

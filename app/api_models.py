@@ -289,6 +289,7 @@ class ViewResponse(Envelope):
     sizes: SizesOut
     comm: CommOut
     findings: list[FindingOut]
+    captions: dict[str, str] = Field(description="Each view's caption: what it assumes, in words.")
 
 
 class KeyOut(Strict):

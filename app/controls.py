@@ -118,6 +118,8 @@ class Control:
     step: str = "any"
     options: list[tuple[str, str]] = field(default_factory=list)
     stops: list[int] = field(default_factory=list)
+    sets: str | None = None
+    """The key whose control follows this one's choice."""
 
     @property
     def values(self) -> list[str]:
@@ -177,6 +179,7 @@ def controls(query: MemoryQuery) -> dict[str, Control]:
             step=step,
             options=_options(key),
             stops=stops,
+            sets=extra.get("x-sets"),
         )
     return out
 

@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 from pydantic import ValidationError
 
 from app import __version__
-from app.api import cache, catalog_data, dumps, envelope
+from app.api import cache, catalog_data, dumps, envelope, view_answer
 from app.controls import GROUPS, controls, strategy_help
 from app.examples import EXAMPLES
 from app.http_cache import Encoded, cached_response, cached_route_class
@@ -63,8 +63,7 @@ def _notices_payload(notices: list[Any]) -> list[dict[str, str]]:
 
 
 def _common(request: Request, query: MemoryQuery, notices: list[Any]) -> dict[str, Any]:
-    evaluation = Evaluation(query.to_config())
-    view = {**envelope(query), **evaluation.view()}
+    view = {**envelope(query), **view_answer(Evaluation(query.to_config()))}
     assets = request.app.state.assets
     canonical = query.canonical()
     page_data = {
@@ -73,6 +72,8 @@ def _common(request: Request, query: MemoryQuery, notices: list[Any]) -> dict[st
         "catalog": {**catalog_data(), "strategy_help": strategy_help()},
         "stops": {k: c.stops for k, c in controls(query).items() if c.stops},
         "api": "/api/v1/view",
+        "page_keys": list(PAGE_KEYS),
+        "view_key": next(iter(EmbedQuery.model_fields)),
     }
     return {
         "request": request,

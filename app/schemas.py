@@ -97,9 +97,13 @@ def _control(
     group: str = "model",
     slider_min: float | None = None,
     slider_max: float | None = None,
+    sets: str | None = None,
 ) -> dict[str, Any]:
-    """How a key appears on the page (read by the templates and the README table)."""
+    """How a key appears on the page (read by the templates and the README table). ``sets``
+    names a key whose control follows this one's choice (a preset sets the size)."""
     extra: dict[str, Any] = {"x-control": control, "x-label": label, "x-group": group}
+    if sets:
+        extra["x-sets"] = sets
     if unit:
         extra["x-unit"] = unit
     if log:
@@ -126,7 +130,7 @@ class MemoryQuery(BaseModel):
         None,
         description="A published model whose shape (L, h, a, v) to use; p then defaults to its "
         "parameter count.",
-        json_schema_extra=_control("select", "Preset"),
+        json_schema_extra=_control("select", "Preset", sets="p"),
     )
     n: int = Field(
         8,
@@ -367,8 +371,6 @@ def _text(value: Any) -> str:
         return value.value
     if isinstance(value, float):
         return repr(value).removesuffix(".0")
-    if isinstance(value, int):
-        return str(value)
     return str(value)
 
 
@@ -399,7 +401,7 @@ class EmbedQuery(BaseModel):
     )
 
 
-PAGE_KEYS = ("view", "controls")
+PAGE_KEYS = tuple(EmbedQuery.model_fields)
 """Keys of the page that are not part of a configuration."""
 
 

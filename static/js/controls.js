@@ -3,14 +3,18 @@
 
 import { fmtCount, fmtParams, parseParams, sayParams } from "./format.js";
 
+// How a slider's value reads, by the unit the query contract gives its key.
 const SPOKEN = {
-  p: (v) => `${fmtParams(v)}, ${sayParams(v)}`,
-  n: (v) => `${fmtCount(v)} GPU${v === 1 ? "" : "s"}`,
-  s: (v) => `${fmtCount(v)} tokens`,
+  parameters: (v) => `${fmtParams(v)}, ${sayParams(v)}`,
+  GPUs: (v) => `${fmtCount(v)} GPU${v === 1 ? "" : "s"}`,
+  tokens: (v) => `${fmtCount(v)} tokens`,
 };
-const TEXT = { p: fmtParams, n: String, s: String };
-const PARSE = { p: parseParams, n: Number, s: Number };
+const TEXT = { parameters: fmtParams };
+const PARSE = { parameters: parseParams };
 
+function unitOf(form, key) {
+  return form.querySelector(`input[type=range][data-slider-for="${key}"]`)?.dataset.unit;
+}
 function nearestStop(stops, value) {
   let best = 0;
   for (let i = 1; i < stops.length; i += 1) {
@@ -27,9 +31,10 @@ export function wireSliders(form, stops) {
     const box = form.elements.namedItem(key);
     const values = stops[key];
     if (!box || !values) continue;
-    const speak = SPOKEN[key] ?? String;
-    const show = TEXT[key] ?? String;
-    const parse = PARSE[key] ?? Number;
+    const unit = slider.dataset.unit;
+    const speak = SPOKEN[unit] ?? String;
+    const show = TEXT[unit] ?? String;
+    const parse = PARSE[unit] ?? Number;
 
     slider.addEventListener("input", () => {
       const value = values[Number(slider.value)];
@@ -66,7 +71,7 @@ export function neighbourQueries(params, form, key, stops) {
     .filter((i) => i >= 0 && i < stops.length)
     .map((i) => {
       const next = new URLSearchParams(params);
-      next.set(key, (TEXT[key] ?? String)(stops[i]));
+      next.set(key, (TEXT[unitOf(form, key)] ?? String)(stops[i]));
       return next;
     });
 }
@@ -76,18 +81,20 @@ export function syncSlider(form, key, values) {
   const slider = form.querySelector(`input[type=range][data-slider-for="${key}"]`);
   const box = form.elements.namedItem(key);
   if (!slider || !box) return;
-  const value = (PARSE[key] ?? Number)(box.value);
+  const unit = slider.dataset.unit;
+  const value = (PARSE[unit] ?? Number)(box.value);
   if (value === null || !Number.isFinite(value) || value <= 0) return;
   slider.value = String(nearestStop(values, value));
-  slider.setAttribute("aria-valuetext", (SPOKEN[key] ?? String)(value));
+  slider.setAttribute("aria-valuetext", (SPOKEN[unit] ?? String)(value));
 }
 
 /** Choosing a preset sets the size to the preset's; moving the size away from it drops the
- * preset, so its shape is not kept for a model it does not describe. */
+ * preset, so its shape is not kept for a model it does not describe. The preset's select
+ * names the key it sets (data-sets). */
 export function wirePresets(form, presets) {
-  const select = form.elements.namedItem("model");
-  const size = form.elements.namedItem("p");
-  const slider = form.querySelector('input[type=range][data-slider-for="p"]');
+  const select = form.querySelector("select[data-sets]");
+  const size = select && form.elements.namedItem(select.dataset.sets);
+  const slider = select && form.querySelector(`input[type=range][data-slider-for="${select.dataset.sets}"]`);
   if (!select || !size) return;
   const byId = Object.fromEntries(presets.map((p) => [p.id, p]));
   select.addEventListener("input", () => {
@@ -104,10 +111,10 @@ export function wirePresets(form, presets) {
   slider?.addEventListener("input", drop);
 }
 
-/** How a value of the API's `query` appears in its form control. */
-export function formText(key, value) {
-  if (key === "p") return fmtParams(value);
-  return String(value);
+/** How a value of the API's `query` appears in its form control: a slider's text box in
+ * its unit's short form (30B), everything else as the API gives it. */
+export function formTextFor(form) {
+  return (key, value) => (TEXT[unitOf(form, key)] ?? String)(value);
 }
 
 /** True when a change should be a step in the history (Back undoes it). */

@@ -10,7 +10,8 @@ const viewName = root.dataset.embedView;
 const form = document.getElementById("controls");
 const renderer = new Renderer(document);
 const fullLink = document.getElementById("full-link");
-const shownControls = form ? [...form.querySelectorAll('input[name="controls"][data-page-key]')].map((i) => i.value) : [];
+// The embed's own keys (which view, which controls) stay in its address as they came.
+const pageKeys = form ? [...form.querySelectorAll("input[data-page-key]")].map((i) => [i.name, i.value]) : [];
 
 const postHeight = () => {
   if (window.parent === window) return;
@@ -21,7 +22,7 @@ startPage({
   form,
   renderer,
   pageData,
-  addressExtra: () => [["view", viewName], ...shownControls.map((key) => ["controls", key])],
+  addressExtra: () => pageKeys,
   onView: (view) => {
     fullLink.href = `/${view.canonical ? `?${view.canonical}` : ""}#${viewName}`;
     postHeight();

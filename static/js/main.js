@@ -16,4 +16,4 @@ const updateLinks = (view) => {
 
 const state = startPage({ form, renderer, pageData, addressExtra: () => [], onView: updateLinks });
 const titles = Object.fromEntries([...document.querySelectorAll(".view")].map((v) => [v.dataset.view, v.querySelector("h2").textContent]));
-wireSharing(document, () => state.view.canonical, titles);
+wireSharing(document, () => state.view.canonical, titles, pageData.view_key);

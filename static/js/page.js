@@ -3,7 +3,7 @@
 // bar updated.
 
 import { applyQueryToForm, AddressBar, formQuery, LatestFetcher } from "./state.js";
-import { formText, isDiscrete, neighbourQueries, sliderKey, syncSlider, wirePresets, wireSliders } from "./controls.js";
+import { formTextFor, isDiscrete, neighbourQueries, sliderKey, syncSlider, wirePresets, wireSliders } from "./controls.js";
 import { onThemeChange } from "./theme.js";
 
 export function readPageData(root = document) {
@@ -68,11 +68,11 @@ export function startPage({ root = document, form, renderer, pageData, addressEx
 
   window.addEventListener("popstate", async () => {
     const params = new URLSearchParams(location.search);
-    for (const key of ["view", "controls"]) params.delete(key);
+    for (const key of pageData.page_keys) params.delete(key);
     const result = await fetcher.fetch(params);
     if (!result || result.error) return;
     if (form) {
-      applyQueryToForm(form, result.data.query, formText);
+      applyQueryToForm(form, result.data.query, formTextFor(form));
       for (const key of Object.keys(pageData.stops)) syncSlider(form, key, pageData.stops[key]);
     }
     show(result.data);

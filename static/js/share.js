@@ -6,10 +6,10 @@ export function pageUrl(canonical, origin = location.origin) {
   return `${origin}/${canonical ? `?${canonical}` : ""}`;
 }
 
-/** The iframe snippet for one view at a fixed height. */
-export function embedSnippet(canonical, view, height, title, origin = location.origin) {
+/** The iframe snippet for one view at a fixed height; `viewKey` is /embed's key naming it. */
+export function embedSnippet(canonical, viewKey, view, height, title, origin = location.origin) {
   const query = new URLSearchParams(canonical);
-  const params = new URLSearchParams([["view", view], ...query]);
+  const params = new URLSearchParams([[viewKey, view], ...query]);
   const src = `${origin}/embed?${params}`;
   const escape = (text) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
   return `<iframe src="${escape(src)}" width="100%" height="${height}" style="border:0;max-width:100%" `
@@ -27,7 +27,7 @@ async function copyText(text) {
 
 /** Wire "Copy link", the per-view "Embed" buttons and the embed dialog. `current` returns
  * the canonical query string of what is on screen. */
-export function wireSharing(root, current, titles) {
+export function wireSharing(root, current, titles, viewKey) {
   const status = root.getElementById("share-status");
   const say = (text) => {
     status.textContent = text;
@@ -48,7 +48,7 @@ export function wireSharing(root, current, titles) {
   if (!dialog) return;
   const refresh = () => {
     const h = Math.min(1600, Math.max(240, Number(height.value) || 480));
-    snippet.value = embedSnippet(current(), select.value, h, `Memory Wall: ${titles[select.value]}`);
+    snippet.value = embedSnippet(current(), viewKey, select.value, h, `Memory Wall: ${titles[select.value]}`);
   };
   for (const button of root.querySelectorAll("[data-embed]")) {
     button.addEventListener("click", () => {

@@ -127,34 +127,9 @@ export function renderFindings(view, root) {
   list.replaceChildren(...view.findings.map((f) => el("li", { "data-kind": f.kind, text: f.text })));
 }
 
-const STRATEGY = { none: "storing every activation", selective: "selective recomputation",
-  full: "full recomputation", reversible: "reversible layers" };
-
-/** What each view assumes, in words, for the current configuration. */
-export function captions(view) {
-  const { query, units, memory, recipe, shape } = view;
-  const bytes = `${recipe.weight_bytes} + ${recipe.grad_bytes} + ${recipe.optimizer_bytes} bytes per parameter`;
-  const model = `${fmtParams(query.p)} parameters, ${recipe.label} (${bytes})`;
-  const card = `${memory.card.label}, ${fmtBytes(memory.capacity_bytes, units)} counted (${memory.card.basis} capacity`
-    + `${memory.card.usable_fraction < 1 ? ` × ${memory.card.usable_fraction}` : ""})`;
-  const counted = query.acts ? "model states and activations" : "model states only";
-  const acts = `${fmtCount(query.s)} tokens, micro-batch ${query.b}, ${STRATEGY[query.ac]}`
-    + `${query.fa ? " with FlashAttention" : ""}${query.sp > 1 ? `, sequence parallel ×${query.sp}` : ""}`
-    + `; shape L=${shape.layers}, h=${shape.hidden}, a=${shape.heads}, v=${fmtCount(shape.vocab)} (${shape.source})`;
-  return {
-    ladder: `Per-GPU memory for ${model}, counting ${counted}, at 8, 16, 32 and 64 GPUs (and the selected ${fmtCount(query.n)}). ✓ fits the ${card}; ✗ does not.`,
-    wall: `The same four schemes on log-log axes from 1 to 16,384 GPUs: ${model}, counting ${counted}. Solid where a scheme fits the ${card}, dashed where it does not; the faint dotted lines are the replicated floors that no number of GPUs removes.`,
-    pile: `Model states (purple) and activations (amber) per GPU at ${fmtCount(query.n)} GPUs, stacked, against several cards as ceilings. Activations: ${acts}. ZeRO shards none of the amber.`,
-    seq: `The pile of the selected scheme against sequence length: model states stay flat while activations grow (linearly, and quadratically where s² attention tensors are kept). ${acts}.`,
-    sizes: `Per-GPU memory of each scheme for models of 1B to 70B at ${fmtCount(query.n)} GPUs, counting ${counted}, against the ${card}. Hatched bars do not fit.`,
-    comm: `Bytes each GPU moves per step (${view.comm.schemes.map((s) => `${s.label} ${s.param_multiple}Ψ`).join(", ")}; gathers at ${recipe.weight_bytes} and reductions at ${recipe.grad_bytes} bytes per element), and the seconds that takes at each link's per-direction bandwidth${query.ring ? ", with the ring's (N − 1)/N" : ""}. No latency, no overlap with compute.`,
-    findings: `What the numbers mean for this configuration, recomputed with every change.`,
-  };
-}
-
+/** Each view's caption, as the API words it. */
 export function renderCaptions(view, root) {
-  const text = captions(view);
   for (const node of root.querySelectorAll("[data-caption]")) {
-    node.textContent = text[node.dataset.caption] ?? "";
+    node.textContent = view.captions[node.dataset.caption] ?? "";
   }
 }
