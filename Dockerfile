@@ -35,4 +35,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status != 200)"]
 
 # uvicorn reads the number of worker processes from WEB_CONCURRENCY when --workers is not given.
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--no-server-header"]
+# asyncio's event loop rather than uvloop: under saturation uvloop served some requests seconds
+# late (see README, Deployment); asyncio kept every one within twice the median, at the same
+# throughput.
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--no-server-header", "--loop", "asyncio"]

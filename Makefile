@@ -21,7 +21,7 @@ system-deps:
 	./scripts/system-deps.sh
 
 run: $(STAMP)
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
+	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --loop asyncio
 
 test: $(STAMP) system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

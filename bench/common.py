@@ -233,6 +233,7 @@ def server_command(port: int) -> list[str]:
     return [
         sys.executable, "-m", "uvicorn", "app.main:app",
         "--host", "127.0.0.1", "--port", str(port), "--workers", "1", "--log-level", "warning",
+        "--loop", "asyncio",
     ]
 
 

@@ -21,7 +21,7 @@ When a test needs the process itself (its PID, to read its memory; its output), 
 ``LiveServer`` directly: ``with LiveServer() as server: server.url, server.pid, server.output()``.
 
 The server is ``sys.executable -m uvicorn app.main:app --host 127.0.0.1 --port <free port>
---log-level warning``, run from the repository root in its own process group. Start-up waits
+--log-level warning --loop asyncio``, run from the repository root in its own process group. Start-up waits
 for ``GET /healthz`` to answer 200 for at most ``startup_timeout`` seconds; if the process dies
 or the deadline passes, ``LiveServerError`` is raised carrying everything the server printed.
 On exit the server is stopped by its PID: SIGTERM, then SIGKILL to its process group (which
@@ -126,6 +126,8 @@ class LiveServer:
                 str(self.port),
                 "--log-level",
                 "warning",
+                "--loop",
+                "asyncio",  # as served: see app.cli.SERVER_LOOP
                 *self.args,
             ]
             self.process = subprocess.Popen(

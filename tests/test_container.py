@@ -385,3 +385,17 @@ def test_the_image_files_and_command_serve_with_workers_from_the_environment(tmp
         subprocess.run([sys.executable, "-c", dead], check=False, capture_output=True, timeout=30).returncode
         != 0
     )
+
+
+
+def test_every_way_of_serving_uses_the_same_event_loop():
+    """The choice of asyncio over uvloop (app.cli.SERVER_LOOP) holds wherever the app is
+    served: the container, `make run`, the benchmarks' server and the tests' live server."""
+    from app.cli import SERVER_LOOP
+    from bench.common import server_command
+
+    assert exec_form(only("CMD"))[-2:] == ["--loop", SERVER_LOOP]
+    assert f"--port $(PORT) --loop {SERVER_LOOP}" in (ROOT / "Makefile").read_text()
+    command = server_command(8000)
+    assert command[command.index("--loop") + 1] == SERVER_LOOP
+    assert f'"{SERVER_LOOP}",  # as served' in (ROOT / "tests" / "live.py").read_text()
