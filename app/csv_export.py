@@ -22,7 +22,7 @@ def _fmt(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return repr(value)
+        return str(int(value)) if value.is_integer() and abs(value) < 2**63 else repr(value)
     return str(value)
 
 

@@ -80,26 +80,73 @@ class Encoded:
             return cls(gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0), media_type, True, etag_for(key))
         return cls(raw, media_type, False, etag_for(key))
 
-    def response(self, request: Request, cache_control: str, extra_headers: dict[str, str] | None = None) -> Response:
-        """A 304 when the client holds this ETag, else the body, gzipped if accepted."""
-        headers = {"ETag": self.etag, "Cache-Control": cache_control, "Vary": "Accept-Encoding"}
-        if etag_matches(request.headers.get("if-none-match"), self.etag):
-            return Response(status_code=304, headers=headers)
-        headers.update(extra_headers or {})
-        body = self.body
-        if self.gzipped:
-            if accepts_gzip(request.headers.get("accept-encoding")):
-                headers["Content-Encoding"] = "gzip"
-            else:
-                body = gzip.decompress(body)
-        return Response(body, media_type=self.media_type, headers=headers)
+    def plain_body(self) -> bytes:
+        """The body for a client that does not accept gzip."""
+        return gzip.decompress(self.body) if self.gzipped else self.body
 
 
 @dataclass(frozen=True)
+class Heads:
+    """The request headers an answer from the cache depends on, read from the ASGI scope in
+    one pass (Starlette's Request would build a URL and a header mapping for them)."""
+
+    host: str = ""
+    if_none_match: str | None = None
+    accept_encoding: str | None = None
+
+    @classmethod
+    def of(cls, scope: dict[str, Any]) -> Heads:
+        host = if_none_match = accept_encoding = None
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value.decode("latin-1")
+            elif name == b"if-none-match":
+                if_none_match = value.decode("latin-1")
+            elif name == b"accept-encoding":
+                accept_encoding = value.decode("latin-1")
+        return cls(host or "", if_none_match, accept_encoding)
+
+
+class Prepared(Response):
+    """A response whose headers were encoded once, when its answer was cached."""
+
+    def __init__(self, status_code: int, body: bytes, raw_headers: list[tuple[bytes, bytes]]) -> None:
+        self.status_code = status_code
+        self.body = body
+        self.background = None
+        self.raw_headers = list(raw_headers)  # middleware may append to it
+
+
+def _raw(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+
+
 class Cached:
-    entry: Encoded
-    cache_control: str
-    extra_headers: dict[str, str] | None = None
+    """An answer as the cache keeps it: its body and its response headers, encoded."""
+
+    def __init__(self, entry: Encoded, cache_control: str, extra_headers: dict[str, str] | None = None) -> None:
+        self.entry = entry
+        base = {"ETag": entry.etag, "Cache-Control": cache_control, "Vary": "Accept-Encoding"}
+        self.not_modified = _raw(base)
+        full = {**base, **(extra_headers or {}), "Content-Type": _content_type(entry.media_type)}
+        self.plain = _raw({**full, "Content-Length": str(len(entry.plain_body()))}) if entry.gzipped else None
+        self.as_stored = _raw(
+            {**full, **({"Content-Encoding": "gzip"} if entry.gzipped else {}), "Content-Length": str(len(entry.body))}
+        )
+
+    def response(self, heads: Heads) -> Response:
+        """A 304 when the client holds this ETag, else the body, gzipped if accepted."""
+        if etag_matches(heads.if_none_match, self.entry.etag):
+            return Prepared(304, b"", self.not_modified)
+        if self.entry.gzipped and not accepts_gzip(heads.accept_encoding):
+            return Prepared(200, self.entry.plain_body(), self.plain or [])
+        return Prepared(200, self.entry.body, self.as_stored)
+
+
+def _content_type(media_type: str) -> str:
+    if media_type.startswith("text/") and "charset" not in media_type:
+        return f"{media_type}; charset=utf-8"
+    return media_type
 
 
 class BodyCache:
@@ -163,9 +210,9 @@ class BodyCache:
             self._bytes = 0
 
 
-def request_url_key(request: Request) -> str:
+def request_url_key(scope: dict[str, Any], heads: Heads) -> str:
     """The request as an HTTP cache keys it: host, path and query exactly as sent."""
-    return f"{request.headers.get('host', '')}{request.url.path}?{request.url.query}"
+    return f"{heads.host}{scope['path']}?{scope['query_string'].decode('latin-1')}"
 
 
 def cached_response(
@@ -179,14 +226,16 @@ def cached_response(
 ) -> Response:
     """The answer for canonical ``key``: a 304 if the client holds it, else from the cache,
     built on a miss. The request's URL is remembered as leading to it."""
+    heads = Heads.of(request.scope)
     cached = cache.get(key)
     if cached is None:
         etag = etag_for(key)
-        if etag_matches(request.headers.get("if-none-match"), etag):
-            return Response(status_code=304, headers={"ETag": etag, "Cache-Control": cache_control, "Vary": "Accept-Encoding"})
+        if etag_matches(heads.if_none_match, etag):
+            headers = {"ETag": etag, "Cache-Control": cache_control, "Vary": "Accept-Encoding"}
+            return Prepared(304, b"", _raw(headers))
         cached = Cached(build(), cache_control, extra_headers)
-    cache.put(key, cached, url=request_url_key(request))
-    return cached.entry.response(request, cached.cache_control, cached.extra_headers)
+    cache.put(key, cached, url=request_url_key(request.scope, heads))
+    return cached.response(heads)
 
 
 class CachedRoute(APIRoute):
@@ -201,9 +250,10 @@ class CachedRoute(APIRoute):
 
         async def route(request: Request) -> Response:
             if cache is not None:
-                cached = cache.get_by_url(request_url_key(request))
+                heads = Heads.of(request.scope)
+                cached = cache.get_by_url(request_url_key(request.scope, heads))
                 if cached is not None:
-                    return cached.entry.response(request, cached.cache_control, cached.extra_headers)
+                    return cached.response(heads)
             return await handler(request)
 
         return route

@@ -34,7 +34,7 @@ def test_curve_csv(capsys):
     assert main(["curve", "--view", "sizes", "--csv", "--query", "n=64"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "params,scheme,bytes,GiB,fits"
-    assert "70000000000,zero3,17500000000.0,16.298,yes" in lines
+    assert "70000000000,zero3,17500000000,16.298,yes" in lines
 
 
 def test_bad_option_exits_2_with_the_key_value_and_bound(capsys):

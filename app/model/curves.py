@@ -9,14 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.model.activations import (
-    COMPONENTS,
-    NO_ACTIVATIONS,
-    activation_coefficient_arrays,
-)
-from app.model.budget import SchemeMemory, config_polynomials, fit_boundary, scheme_memory
+from app.model.activations import COMPONENTS, activation_bytes, activation_coefficient_arrays
+from app.model.budget import SchemeMemory, config_polynomials, fit_boundary, per_param_states
 from app.model.config import Config
-from app.model.shapes import derive_shapes
+from app.model.shapes import Shape, derive_shapes
 from app.model.states import SCHEMES, Scheme
 from app.model.units import Exact
 
@@ -102,19 +98,25 @@ def sizes_params(params: int) -> tuple[int, ...]:
     return tuple(sorted(set(SIZES_PARAMS) | {params}))
 
 
+def size_shapes(config: Config, sizes: tuple[int, ...]) -> np.ndarray:
+    """The shape of each model size (rows of L, h, a, v): the one the derivation rule gives,
+    except the configuration's own size, which keeps its shape."""
+    shapes = derive_shapes(np.array(sizes, dtype=np.float64))
+    own = np.array(sizes) == config.params
+    shape = config.shape.shape
+    shapes[own] = (shape.layers, shape.hidden, shape.heads, shape.vocab)
+    return shapes
+
+
 def totals_over_sizes(config: Config, sizes: tuple[int, ...]) -> dict[Scheme, np.ndarray]:
     """Counted per-GPU bytes of each scheme for each model size at the configuration's N.
 
-    Model states are linear in Ψ. When activations count, each size takes the shape the
-    derivation rule gives it, except the configuration's own size, which keeps its shape.
+    Model states are linear in Ψ; activations, when they count, follow ``size_shapes``.
     """
     params = np.array(sizes, dtype=np.float64)
     activations = np.zeros_like(params)
     if config.count_activations:
-        shapes = derive_shapes(params)
-        own = np.array(sizes) == config.params
-        shape = config.shape.shape
-        shapes[own] = (shape.layers, shape.hidden, shape.heads, shape.vocab)
+        shapes = size_shapes(config, sizes)
         coefficients = activation_coefficient_arrays(
             micro_batch=config.micro_batch,
             layers=shapes[:, 0],
@@ -130,7 +132,30 @@ def totals_over_sizes(config: Config, sizes: tuple[int, ...]) -> dict[Scheme, np
             activations = activations + linear * s + quadratic * s * s
     totals = {}
     for scheme in SCHEMES:
-        per_param = scheme_memory(config, scheme, params=1, activations=NO_ACTIVATIONS).states.model_states
+        per_param = per_param_states(config, scheme)
         totals[scheme] = params * float(per_param.at(config.n_gpus)) + activations
     return totals
 
+
+def fits_over_sizes(config: Config, sizes: tuple[int, ...]) -> dict[Scheme, list[bool]]:
+    """Whether each scheme fits at each model size, decided in exact arithmetic (a float
+    total could land on the wrong side of a card that it fills exactly)."""
+    activations = [0] * len(sizes)
+    if config.count_activations:
+        activations = [
+            activation_bytes(
+                seq_len=config.seq_len,
+                micro_batch=config.micro_batch,
+                shape=Shape(*(int(x) for x in row)),
+                strategy=config.strategy,
+                flash_attention=config.flash_attention,
+                seq_parallel=config.seq_parallel,
+            ).total
+            for row in size_shapes(config, sizes)
+        ]
+    capacity = config.capacity_bytes
+    out = {}
+    for scheme in SCHEMES:
+        per_param = per_param_states(config, scheme).at(config.n_gpus)
+        out[scheme] = [size * per_param + acts <= capacity for size, acts in zip(sizes, activations)]
+    return out

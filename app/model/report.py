@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from app.model.activations import COMPONENTS
 from app.model.budget import SchemeFacts, SchemeMemory, fits, scheme_facts
 from app.model.cards import Card
@@ -19,6 +21,7 @@ from app.model.curves import (
     MAX_SEQ_LEN,
     WALL_GPUS,
     activation_components_over_seq,
+    fits_over_sizes,
     ladder,
     ladder_gpus,
     seq_grid,
@@ -33,15 +36,28 @@ from app.model.units import UNIT_BYTES, Exact
 VIEWS = ("ladder", "wall", "pile", "seq", "sizes", "comm", "findings")
 
 
+def _bytes(value: Exact) -> int | float:
+    """A byte count for JSON: rounded to a whole byte, the resolution every figure is read at
+    (the exact value has already decided every fit). Beyond 64-bit integers, a float."""
+    whole = round(value)
+    return whole if abs(whole) < 2**63 else float(whole)
+
+
+def _byte_curve(values: np.ndarray) -> np.ndarray:
+    """Byte counts of a curve, rounded to whole bytes (still float64: curves can exceed
+    64-bit integers, and orjson writes a whole float compactly either way)."""
+    return np.rint(values)
+
+
 def _num(value: Exact | float) -> float:
     return float(value)
 
 
-def _state_components(states: StateSplit, n_gpus: int) -> dict[str, float]:
+def _state_components(states: StateSplit, n_gpus: int) -> dict[str, int | float]:
     return {
-        "weights": _num(states.weights.at(n_gpus)),
-        "gradients": _num(states.gradients.at(n_gpus)),
-        "optimizer": _num(states.optimizer.at(n_gpus)),
+        "weights": _bytes(states.weights.at(n_gpus)),
+        "gradients": _bytes(states.gradients.at(n_gpus)),
+        "optimizer": _bytes(states.optimizer.at(n_gpus)),
     }
 
 
@@ -88,7 +104,7 @@ class Evaluation:
             "driver_bytes": card.driver_bytes,
             "basis": card.basis_used(self.config.basis).value,
             "usable_fraction": float(self.config.usable_fraction),
-            "capacity_bytes": _num(card.capacity_bytes(self.config.basis, self.config.usable_fraction)),
+            "capacity_bytes": _bytes(card.capacity_bytes(self.config.basis, self.config.usable_fraction)),
         }
 
     # -- views -------------------------------------------------------------------------------
@@ -109,29 +125,29 @@ class Evaluation:
                     "label": SCHEME_LABELS[scheme],
                     "bytes": {
                         **_state_components(states, n),
-                        "model_states": _num(f.model_states),
-                        "activations": _num(f.memory.activations.total),
-                        "total": _num(f.total),
+                        "model_states": _bytes(f.model_states),
+                        "activations": _bytes(f.memory.activations.total),
+                        "total": _bytes(f.total),
                     },
-                    "activation_bytes": {c: _num(getattr(f.memory.activations, c)) for c in COMPONENTS},
-                    "floor_bytes": _num(f.memory.floor_bytes),
+                    "activation_bytes": {c: _bytes(getattr(f.memory.activations, c)) for c in COMPONENTS},
+                    "floor_bytes": _bytes(f.memory.floor_bytes),
                     "fits": f.fits,
                     "min_gpus": _count(f.min_gpus),
                     "fit_boundary_gpus": _boundary(f.boundary),
                     "max_params": _count(f.max_params),
                     "comm": self._comm(scheme),
                     "offload": states.offload.value,
-                    "cpu_bytes": _num(host),
-                    "cpu_bytes_per_node": _num(host * per_node),
+                    "cpu_bytes": _bytes(host),
+                    "cpu_bytes_per_node": _bytes(host * per_node),
                 }
             )
-        return {"card": self.card(), "capacity_bytes": _num(capacity), "n_gpus": n, "schemes": schemes}
+        return {"card": self.card(), "capacity_bytes": _bytes(capacity), "n_gpus": n, "schemes": schemes}
 
     def _comm(self, scheme: Scheme) -> dict[str, Any]:
         f = self.facts[scheme]
         return {
             "param_multiple": comm_param_multiple(scheme),
-            "volume_bytes": _num(f.comm_volume),
+            "volume_bytes": _bytes(f.comm_volume),
             "seconds": {k: _num(v) for k, v in f.comm_seconds.items()},
         }
 
@@ -146,19 +162,19 @@ class Evaluation:
                 {
                     "id": scheme.value,
                     "label": SCHEME_LABELS[scheme],
-                    "floor_bytes": _num(f.memory.floor_bytes),
+                    "floor_bytes": _bytes(f.memory.floor_bytes),
                     "fit_boundary_gpus": _boundary(f.boundary),
                     "min_gpus": _count(f.min_gpus),
-                    "selected": {"n_gpus": n, "bytes": _num(f.total), "fits": f.fits},
+                    "selected": {"n_gpus": n, "bytes": _bytes(f.total), "fits": f.fits},
                     "segments": [
-                        {"fits": seg.fits, "gpus": seg.gpus, "bytes": seg.bytes} for seg in line.segments
+                        {"fits": seg.fits, "gpus": seg.gpus, "bytes": _byte_curve(seg.bytes)} for seg in line.segments
                     ],
                 }
             )
         return {
             "gpus_min": float(WALL_GPUS[0]),
             "gpus_max": float(WALL_GPUS[-1]),
-            "capacity_bytes": _num(capacity),
+            "capacity_bytes": _bytes(capacity),
             "card": self.card(),
             "schemes": lines,
         }
@@ -171,12 +187,12 @@ class Evaluation:
         return {
             "gpus": list(gpus),
             "selected_gpus": self.config.n_gpus,
-            "capacity_bytes": _num(capacity),
+            "capacity_bytes": _bytes(capacity),
             "schemes": [
                 {
                     "id": scheme.value,
                     "label": SCHEME_LABELS[scheme],
-                    "bytes": [_num(b) for b in values],
+                    "bytes": [_bytes(b) for b in values],
                     "fits": [fits(b, capacity) for b in values],
                 }
                 for scheme, values in rows.items()
@@ -196,11 +212,11 @@ class Evaluation:
                 "label": SCHEME_LABELS[scheme],
                 "components": {
                     **_state_components(f.memory.states, n),
-                    **{f"activations_{c}": _num(getattr(f.memory.activations, c)) for c in COMPONENTS},
+                    **{f"activations_{c}": _bytes(getattr(f.memory.activations, c)) for c in COMPONENTS},
                 },
-                "model_states": _num(f.model_states),
-                "activations": _num(f.memory.activations.total),
-                "total": _num(piles[scheme]),
+                "model_states": _bytes(f.model_states),
+                "activations": _bytes(f.memory.activations.total),
+                "total": _bytes(piles[scheme]),
             }
             for scheme, f in self.facts.items()
         ]
@@ -216,13 +232,13 @@ class Evaluation:
         config = self.config
         grid = seq_grid(config.seq_len)
         components = activation_components_over_seq(config, grid)
-        states = {s.value: _num(f.model_states) for s, f in self.facts.items()}
+        states = {s.value: _bytes(f.model_states) for s, f in self.facts.items()}
         return {
             "seq_lens": grid,
             "selected_seq_len": config.seq_len,
             "focus": config.focus.value,
-            "activations": components,
-            "activations_total": sum(components.values()),
+            "activations": {name: _byte_curve(values) for name, values in components.items()},
+            "activations_total": _byte_curve(sum(components.values())),
             "model_states_bytes": states,
             "crossover_seq_len": {s.value: f.crossover_seq_len for s, f in self.facts.items()},
             "ceilings": [self.card(card) for card in config.ceilings],
@@ -232,7 +248,8 @@ class Evaluation:
         """Per-GPU bytes per scheme across model sizes at the configuration's N."""
         sizes = sizes_params(self.config.params)
         totals = totals_over_sizes(self.config, sizes)
-        capacity = float(self.capacity_bytes)
+        fitting = fits_over_sizes(self.config, sizes)
+        capacity = _bytes(self.capacity_bytes)
         return {
             "params": list(sizes),
             "selected_params": self.config.params,
@@ -242,8 +259,8 @@ class Evaluation:
                 {
                     "id": scheme.value,
                     "label": SCHEME_LABELS[scheme],
-                    "bytes": values,
-                    "fits": (values <= capacity).tolist(),
+                    "bytes": _byte_curve(values),
+                    "fits": fitting[scheme],
                 }
                 for scheme, values in totals.items()
             ],

@@ -60,11 +60,12 @@ def test_wall_points_agree_with_the_exact_model_and_each_point_is_on_the_right_s
         memory = evaluation.memories[Scheme(line["id"])]
         for segment in line["segments"]:
             exact = np.array([float(memory.counted.fixed + memory.counted.sharded / g) for g in segment["gpus"]])
-            np.testing.assert_allclose(segment["bytes"], exact, rtol=1e-12)
+            # Curves are given in whole bytes.
+            np.testing.assert_allclose(segment["bytes"], exact, rtol=1e-12, atol=0.5)
             if segment["fits"]:
-                assert np.all(segment["bytes"] <= capacity * (1 + 1e-12))
+                assert np.all(segment["bytes"] <= capacity * (1 + 1e-12) + 0.5)
             else:
-                assert np.all(segment["bytes"] >= capacity * (1 - 1e-12))
+                assert np.all(segment["bytes"] >= capacity * (1 - 1e-12) - 0.5)
 
 
 def test_sizes_view_reproduces_seed2_at_64_gpus():
