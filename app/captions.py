@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-from app.model.activations import Strategy
+from app.model.activations import STRATEGY_LABELS
 from app.model.comm import comm_param_multiple
 from app.model.config import Config
 from app.model.curves import LADDER_GPUS, MAX_GPUS, SIZES_PARAMS
 from app.model.findings import join_words
 from app.model.report import Evaluation
 from app.model.states import SCHEME_LABELS, SCHEMES
-from app.model.units import format_bytes, format_param_count
-
-STRATEGY_PHRASES = {
-    Strategy.NONE: "storing every activation",
-    Strategy.SELECTIVE: "selective recomputation",
-    Strategy.FULL: "full recomputation",
-    Strategy.REVERSIBLE: "reversible layers",
-}
+from app.model.units import Exact, format_bytes, format_param_count
 
 
-def _number(value: object) -> str:
-    return f"{float(value):g}"  # type: ignore[arg-type]
+def _number(value: Exact) -> str:
+    return f"{float(value):g}"
 
 
 def captions(evaluation: Evaluation) -> dict[str, str]:
@@ -37,7 +30,7 @@ def captions(evaluation: Evaluation) -> dict[str, str]:
     counted = "model states and activations" if config.count_activations else "model states only"
     shape = config.shape.shape
     acts = (
-        f"{config.seq_len:,} tokens, micro-batch {config.micro_batch}, {STRATEGY_PHRASES[config.strategy]}"
+        f"{config.seq_len:,} tokens, micro-batch {config.micro_batch}, {STRATEGY_LABELS[config.strategy]}"
         f"{' with FlashAttention' if config.flash_attention else ''}"
         f"{f', sequence parallel ×{config.seq_parallel}' if config.seq_parallel > 1 else ''}"
         f"; shape L={shape.layers}, h={shape.hidden}, a={shape.heads}, v={shape.vocab:,} "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.model.activations import STRATEGY_HELP, Strategy
+from app.model.activations import STRATEGY_HELP, STRATEGY_LABELS, Strategy
 from app.model.cards import CARDS, Basis
 from app.model.comm import LINKS
 from app.model.recipes import RECIPES
@@ -28,12 +28,6 @@ GROUPS = (
     ("shape", "Shape overrides"),
 )
 
-STRATEGY_LABELS = {
-    Strategy.NONE: "store everything",
-    Strategy.SELECTIVE: "selective recomputation",
-    Strategy.FULL: "full recomputation",
-    Strategy.REVERSIBLE: "reversible layers",
-}
 OFFLOAD_LABELS = {
     Offload.NONE: "none",
     Offload.OPTIMIZER: "optimizer states (ZeRO-1/2/3)",

@@ -39,6 +39,12 @@ class Strategy(StrEnum):
     the boundary state is stored."""
 
 
+STRATEGY_LABELS: dict[Strategy, str] = {
+    Strategy.NONE: "store everything",
+    Strategy.SELECTIVE: "selective recomputation",
+    Strategy.FULL: "full recomputation",
+    Strategy.REVERSIBLE: "reversible layers",
+}
 STRATEGY_HELP: dict[Strategy, str] = {
     Strategy.NONE: "store everything: sbh(34 + 5as/h) per layer",
     Strategy.SELECTIVE: "selective recomputation: 34sbh per layer, the s² tensors recomputed",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.model.activations import Strategy
+from app.model.activations import STRATEGY_LABELS
 from app.model.budget import SchemeFacts, fill_params
 from app.model.comm import comm_param_multiple, transfer_seconds
 from app.model.config import Config
@@ -41,14 +41,6 @@ REPLICATED_PARTS = {
     Scheme.ZERO2: "the weights",
     Scheme.ZERO3: "nothing of the model states",
 }
-
-STRATEGY_WORDS = {
-    Strategy.NONE: "storing every activation",
-    Strategy.SELECTIVE: "with selective recomputation",
-    Strategy.FULL: "with full recomputation",
-    Strategy.REVERSIBLE: "with reversible layers",
-}
-
 
 def number_words(value: Exact | float) -> str:
     """Whole numbers up to twenty in words, as the seed writes them; others in figures."""
@@ -233,12 +225,12 @@ def _activations(config: Config, facts: dict[Scheme, SchemeFacts]) -> Finding:
     unit = config.unit
     acts = facts[Scheme.DP].memory.activations.total
     crossings = {s: facts[s].crossover_seq_len for s in SCHEMES}
-    how = STRATEGY_WORDS[config.strategy]
+    how = STRATEGY_LABELS[config.strategy]
     text = (
-        f"At {config.seq_len:,} tokens and micro-batch {config.micro_batch}, {how}"
-        f"{' and FlashAttention' if config.flash_attention else ''}"
-        f"{f', split {config.seq_parallel} ways by sequence parallelism' if config.seq_parallel > 1 else ''}"
-        f", activations take {format_bytes(acts, unit)} per GPU under every scheme: ZeRO shards none of it."
+        f"At {config.seq_len:,} tokens and micro-batch {config.micro_batch} ({how}"
+        f"{', FlashAttention' if config.flash_attention else ''}"
+        f"{f', sequence parallel ×{config.seq_parallel}' if config.seq_parallel > 1 else ''}"
+        f"), activations take {format_bytes(acts, unit)} per GPU under every scheme: ZeRO shards none of it."
     )
     parts = []
     for scheme in SCHEMES:
