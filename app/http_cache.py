@@ -196,10 +196,6 @@ class BodyCache:
                 while len(self._aliases) > self.max_aliases:
                     self._aliases.popitem(last=False)
 
-    @property
-    def bytes_used(self) -> int:
-        return self._bytes
-
     def __len__(self) -> int:
         return len(self._entries)
 

@@ -58,17 +58,13 @@ def _page_key(request: Request) -> str:
     return f"{request.headers.get('host', '')}{request.url.path}?{request.url.query}"
 
 
-def _notices_payload(notices: list[Any]) -> list[dict[str, str]]:
-    return [n.model_dump() for n in notices]
-
-
 def _common(request: Request, query: MemoryQuery, notices: list[Any]) -> dict[str, Any]:
     view = {**envelope(query), **view_answer(Evaluation(query.to_config()))}
     assets = request.app.state.assets
     canonical = query.canonical()
     page_data = {
         "view": view,
-        "notices": _notices_payload(notices),
+        "notices": [n.model_dump() for n in notices],
         "catalog": {**catalog_data(), "strategy_help": strategy_help()},
         "stops": {k: c.stops for k, c in controls(query).items() if c.stops},
         "api": "/api/v1/view",

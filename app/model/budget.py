@@ -221,7 +221,7 @@ def scheme_facts(config: Config, max_seq_len: int) -> dict[Scheme, SchemeFacts]:
             total=total,
             model_states=model_states,
             boundary=boundary,
-            min_gpus=None if boundary is None else max(1, math.ceil(boundary)),
+            min_gpus=min_gpus(memory.counted, capacity),
             max_params=largest_fitting_params(per_param.at(n), counted_activations, capacity),
             crossover_seq_len=crossover_seq_len(polys, model_states, max_seq_len),
             comm_volume=volume,
@@ -237,16 +237,11 @@ def comm_volume_bytes(config: Config, scheme: Scheme) -> Exact:
     )
 
 
-def comm_seconds(config: Config, scheme: Scheme) -> dict[str, Exact]:
-    volume = comm_volume_bytes(config, scheme)
-    return {link.id.value: transfer_seconds(volume, link) for link in config.links}
-
 
 __all__ = [
     "SchemeFacts",
     "SchemeMemory",
     "comm_param_multiple",
-    "comm_seconds",
     "comm_volume_bytes",
     "config_activations",
     "config_polynomials",

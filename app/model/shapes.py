@@ -129,13 +129,6 @@ def derive_shape(params: int) -> Shape:
     return Shape(layers, hidden, heads, vocab)
 
 
-def preset_for_params(params: int) -> Preset | None:
-    """The preset whose exact size is ``params``, if any."""
-    for preset in PRESETS:
-        if preset.params == params:
-            return preset
-    return None
-
 
 def architecture_params(preset: Preset) -> int | None:
     """Parameter count implied by a Llama-style preset's architecture (embeddings, untied
